@@ -9,3 +9,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 app = Celery("preemptlab")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@app.task(name="preemptlab.ping")
+def ping() -> str:
+    """A round trip through the broker and the result backend, for health checks and tests."""
+    return "pong"

@@ -91,7 +91,8 @@ WSGI_APPLICATION = "config.wsgi.application"
 
 # Database: DATABASE_URL, or the embedded SQLite file.
 VAR_DIR.mkdir(parents=True, exist_ok=True)
-DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'preemptlab.sqlite3'}")}
+DATABASE_URL = env.str("DATABASE_URL", default="") or f"sqlite:///{VAR_DIR / 'preemptlab.sqlite3'}"
+DATABASES = {"default": env.db_url_config(DATABASE_URL)}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL and a busy timeout let the web process and the worker write to one
     # file without "database is locked"; IMMEDIATE avoids deadlocking upgrades.
@@ -102,6 +103,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     }
 else:
     DATABASES["default"].setdefault("CONN_MAX_AGE", 60)
+# Lets concurrent test runs on one PostgreSQL server use test databases of their own.
+if env.str("TEST_DB_NAME", default=""):
+    DATABASES["default"]["TEST"] = {"NAME": env.str("TEST_DB_NAME")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -130,6 +134,7 @@ STORAGES = {
     },
 }
 MEDIA_ROOT = VAR_DIR / "media"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 
 # Uploads: MAX_UPLOAD_MB bounds one snapshot upload (all its files together).
 MAX_UPLOAD_BYTES = env("MAX_UPLOAD_MB") * 1024 * 1024
@@ -151,16 +156,18 @@ if REDIS_URL:
     CELERY_RESULT_BACKEND = REDIS_URL
 else:
     _broker_dir = VAR_DIR / "broker"
-    for _sub in ("out", "processed"):
+    for _sub in ("out", "processed", "control"):
         (_broker_dir / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS |= {
         "data_folder_in": str(_broker_dir / "out"),
         "data_folder_out": str(_broker_dir / "out"),
         "data_folder_processed": str(_broker_dir / "processed"),
+        "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
     CELERY_RESULT_BACKEND = "django-db"
+CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="preemptlab")
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -187,6 +194,7 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "What-if analysis of Kubernetes pod priority and preemption.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
 }
 
 # Safe production settings whenever DEBUG is off.

@@ -1,0 +1,55 @@
+# The two commands a new machine needs: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+# The test run uses the machine's real PostgreSQL and Redis.
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
+TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
+
+.PHONY: install run test lint check-types test-postgres test-sqlite bench clean
+
+$(BIN)/.installed: requirements.lock
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.lock
+	touch $@
+
+install: $(BIN)/.installed
+
+# The app on the embedded default: a SQLite file and Celery's filesystem broker
+# under var/, a worker beside the development server. Open http://127.0.0.1:8000/
+run: install
+	DEBUG=1 $(BIN)/python manage.py migrate --no-input
+	DEBUG=1 $(BIN)/python manage.py ensure_demo_user
+	DEBUG=1 $(BIN)/python manage.py load_demo --owner demo --if-empty
+	DEBUG=1 PORT=$(PORT) PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile.dev
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+check-types: install
+	$(BIN)/mypy
+
+# Everything on PostgreSQL and Redis with real worker processes and a real
+# browser, then the suite that touches the database again on the SQLite default.
+test: install lint check-types
+	scripts/services.sh
+	scripts/chromium.sh
+	$(MAKE) --no-print-directory test-postgres test-sqlite
+
+test-postgres:
+	DEBUG=1 DATABASE_URL=$(TEST_DATABASE_URL) TEST_DB_NAME=test_preemptlab_$$$$ REDIS_URL=$(TEST_REDIS_URL) \
+		$(BIN)/pytest -q -p no:cacheprovider
+
+test-sqlite:
+	DEBUG=1 DATABASE_URL= REDIS_URL= PREEMPTLAB_VAR_DIR=$$(mktemp -d) \
+		$(BIN)/pytest -q -p no:cacheprovider -m "not browser and not worker and not slow" \
+		--ignore=tests/engine --ignore=tests/conformance
+
+bench: install
+	DEBUG=1 $(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) var

@@ -1,0 +1,49 @@
+"""No Docker engine runs here, so the compose file is checked as data."""
+
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _compose() -> dict:
+    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+
+
+def test_it_defines_the_four_services_with_health_checks():
+    services = _compose()["services"]
+    assert set(services) == {"web", "worker", "redis", "postgres"}
+    for name, service in services.items():
+        assert "healthcheck" in service, f"{name} has no health check"
+        assert service["healthcheck"]["test"], name
+
+
+def test_web_and_worker_wait_for_healthy_backing_services():
+    services = _compose()["services"]
+    for name in ("web", "worker"):
+        depends = services[name]["depends_on"]
+        assert depends["postgres"]["condition"] == "service_healthy"
+        assert depends["redis"]["condition"] == "service_healthy"
+        env = services[name]["environment"]
+        assert env["DATABASE_URL"].startswith("postgres://")
+        assert env["REDIS_URL"].startswith("redis://redis:")
+        assert env["DEBUG"] == "0"
+
+
+def test_web_migrates_on_start_and_serves_with_gunicorn():
+    command = _compose()["services"]["web"]["command"]
+    assert "migrate" in command
+    assert command.index("migrate") < command.index("gunicorn")
+
+
+def test_the_database_lives_on_a_volume():
+    compose = _compose()
+    assert "pgdata" in compose["volumes"]
+    assert "pgdata:/var/lib/postgresql/data" in compose["services"]["postgres"]["volumes"]
+
+
+def test_the_dockerfile_installs_the_lock_file():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "requirements.lock" in dockerfile
+    assert "collectstatic" in dockerfile

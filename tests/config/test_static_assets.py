@@ -1,0 +1,17 @@
+from pathlib import Path
+
+import django_htmx
+from django.template import Context, Template
+
+HTMX_VERSION = "2.0.10"
+
+
+def test_the_vendored_htmx_is_the_pinned_version():
+    asset = Path(django_htmx.__file__).parent / "static" / "django_htmx" / "htmx-2.min.js"
+    assert f'version:"{HTMX_VERSION}"' in asset.read_text()
+
+
+def test_pages_load_htmx_from_static_not_a_cdn():
+    html = Template("{% load django_htmx %}{% htmx_script %}").render(Context({}))
+    assert "/static/django_htmx/htmx-2.min.js" in html
+    assert "http" not in html
