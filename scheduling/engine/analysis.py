@@ -1,0 +1,106 @@
+"""analyze(): one what-if, from a pod manifest to a Result."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .cluster import Cluster, load_cluster
+from .config import EngineConfig
+from .errors import InvalidInput
+from .framework import CycleState, Handle
+from .message import fit_error_message, post_filter_message
+from .objects import PREEMPT_LOWER_PRIORITY, Pod
+from .preemption.evaluator import preempt
+from .result import RejectedNode, Result
+from .runtime import Framework
+from .schedule import schedule_pod
+
+
+def parse_pending_pod(cluster: Cluster, pod: Mapping[str, Any]) -> Pod:
+    if not isinstance(pod, Mapping):
+        raise InvalidInput("the pod must be an object", kind="Pod")
+    if pod.get("kind") not in (None, "Pod"):
+        raise InvalidInput(f"expected a Pod, got {pod.get('kind')}", field="kind")
+    meta = pod.get("metadata") if isinstance(pod.get("metadata"), Mapping) else {}
+    try:
+        p = Pod.from_dict(pod)
+        cluster.resolver.resolve(p)
+    except InvalidInput as e:
+        raise e.located(kind="Pod", namespace=str(meta.get("namespace") or "default"), name=meta.get("name")) from None
+    # The pending pod is being scheduled: whatever spec.nodeName said, it is not bound.
+    p.node_name = None
+    return p
+
+
+def analyze(cluster_or_objects: Cluster | list[dict[str, Any]] | dict[str, Any], pod: Mapping[str, Any], config: EngineConfig | None = None) -> Result:
+    cluster = cluster_or_objects if isinstance(cluster_or_objects, Cluster) else load_cluster(cluster_or_objects)
+    config = config or EngineConfig()
+    pending = parse_pending_pod(cluster, pod)
+    fw = Framework(Handle(cluster, config))
+    state = CycleState()
+    sched = schedule_pod(fw, state, pending)
+    diagnosis = sched.diagnosis
+    n_nodes = len(cluster.nodes)
+    base = dict(
+        pod=pending.key,
+        priority=pending.priority,
+        priority_class=pending.priority_class_name,
+        preemption_policy=pending.preemption_policy or PREEMPT_LOWER_PRIORITY,
+        warnings=list(cluster.warnings),
+        num_nodes=n_nodes,
+        pre_filter_msg=diagnosis.pre_filter_msg,
+    )
+    feasible_names = sorted(ni.name for ni in sched.feasible)
+    feasible_set = set(feasible_names)
+    if sched.host is not None:
+        rejected = [
+            RejectedNode(ni.name, diagnosis.get(ni.name), False)
+            for ni in cluster.node_infos
+            if ni.name not in feasible_set
+        ]
+        eligible = pending.preemption_policy != "Never"
+        return Result(
+            outcome="fits",
+            eligible=eligible,
+            ineligible_reason=None if eligible else "not eligible due to preemptionPolicy=Never.",
+            node=sched.host,
+            feasible_nodes=feasible_names,
+            victims=[],
+            pdb_violations=0,
+            candidates=[],
+            tied_nodes=[n for n in sched.top_nodes] if len(sched.top_nodes) > 1 and sched.host_selection == "scored" else [],
+            rejected_nodes=rejected,
+            message="",
+            scores=sched.scores,
+            totals=sched.totals,
+            top_scored_nodes=sched.top_nodes,
+            host_selection=sched.host_selection,
+            **base,  # type: ignore[arg-type]
+        )
+    pre = preempt(fw, state, pending, diagnosis)
+    candidate_nodes = {c.node for c in pre.candidates}
+    rejected = [
+        RejectedNode(ni.name, diagnosis.get(ni.name), ni.name in candidate_nodes, pre.node_statuses.get(ni.name))
+        for ni in cluster.node_infos
+    ]
+    fit_msg_post = "" if pre.chosen is not None else post_filter_message(pre.message)
+    message = fit_error_message(
+        n_nodes, diagnosis.node_to_status, diagnosis.absent_status, diagnosis.pre_filter_msg, fit_msg_post
+    )
+    chosen = pre.chosen
+    return Result(
+        outcome="preempts" if chosen is not None else "unschedulable",
+        eligible=pre.eligible,
+        ineligible_reason=pre.ineligible_reason,
+        node=chosen.node if chosen else None,
+        feasible_nodes=[],
+        victims=[p.key for p in chosen.victims.pods] if chosen else [],
+        pdb_violations=chosen.victims.num_pdb_violations if chosen else 0,
+        candidates=pre.candidates,
+        tied_nodes=pre.tied,
+        rejected_nodes=rejected,
+        message=message,
+        preemption=pre,
+        **base,  # type: ignore[arg-type]
+    )

@@ -1,0 +1,298 @@
+"""The loaded cluster and the scheduler's per-node view of it (NodeInfo).
+
+``Cluster`` is built once by ``load_cluster`` and never changes afterwards. Every
+analysis works on ``NodeInfo.clone()`` copies where it needs to add or remove pods
+(nominated pods, preemption victims): copy-on-write per node, never the whole cluster.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from .errors import InvalidInput
+from .objects import CPU, MEMORY, PDB, Node, Pod, PriorityClass
+from .priority import PriorityResolver, class_warnings
+
+HANDLED_KINDS = ("Node", "Pod", "PodDisruptionBudget", "PriorityClass")
+HostPort = tuple[str, str, int]
+
+
+def _has_pod_affinity(pod: Pod) -> bool:
+    a = pod.affinity
+    return bool(a and (a.get("podAffinity") or a.get("podAntiAffinity")))
+
+
+def _has_required_anti_affinity(pod: Pod) -> bool:
+    a = pod.affinity
+    return bool(a and (a.get("podAntiAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution"))
+
+
+class NodeInfo:
+    """framework.NodeInfo: a node, the pods on it and their aggregated requests.
+
+    ``requested`` sums the pods' ``requests`` (what Filter compares against
+    allocatable); ``non_zero_cpu``/``non_zero_memory`` sum NonZeroRequested (what
+    LeastAllocated scores). ``pods_with_affinity`` / ``pods_with_required_anti_affinity``
+    mirror PodsWithAffinity / PodsWithRequiredAntiAffinity for InterPodAffinity.
+    """
+
+    __slots__ = (
+        "name",
+        "node",
+        "non_zero_cpu",
+        "non_zero_memory",
+        "pods",
+        "pods_with_affinity",
+        "pods_with_required_anti_affinity",
+        "requested",
+        "used_ports",
+    )
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+        self.name = node.name
+        self.pods: list[Pod] = []
+        self.requested: dict[str, int] = {}
+        self.non_zero_cpu = 0
+        self.non_zero_memory = 0
+        self.used_ports: dict[HostPort, int] = {}
+        self.pods_with_affinity: list[Pod] = []
+        self.pods_with_required_anti_affinity: list[Pod] = []
+
+    def clone(self) -> NodeInfo:
+        """A copy whose pod list, totals and ports can change without touching this one."""
+        c = NodeInfo.__new__(NodeInfo)
+        c.node = self.node
+        c.name = self.name
+        c.pods = list(self.pods)
+        c.requested = dict(self.requested)
+        c.non_zero_cpu = self.non_zero_cpu
+        c.non_zero_memory = self.non_zero_memory
+        c.used_ports = dict(self.used_ports)
+        c.pods_with_affinity = list(self.pods_with_affinity)
+        c.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)
+        return c
+
+    def add_pod(self, pod: Pod) -> None:
+        self.pods.append(pod)
+        req = self.requested
+        for k, v in pod.requests.items():
+            req[k] = req.get(k, 0) + v
+        self.non_zero_cpu += pod.non_zero_cpu
+        self.non_zero_memory += pod.non_zero_memory
+        for hp in pod.host_ports:
+            self.used_ports[hp] = self.used_ports.get(hp, 0) + 1
+        if pod.affinity is not None and _has_pod_affinity(pod):
+            self.pods_with_affinity.append(pod)
+            if _has_required_anti_affinity(pod):
+                self.pods_with_required_anti_affinity.append(pod)
+
+    def remove_pod(self, pod: Pod) -> None:
+        # Identity first: the same Pod object is what was added.
+        for i, p in enumerate(self.pods):
+            if p is pod or p.uid == pod.uid:
+                del self.pods[i]
+                break
+        else:
+            raise KeyError(f"pod {pod.key} not found on node {self.name}")
+        req = self.requested
+        for k, v in pod.requests.items():
+            req[k] = req.get(k, 0) - v
+        self.non_zero_cpu -= pod.non_zero_cpu
+        self.non_zero_memory -= pod.non_zero_memory
+        for hp in pod.host_ports:
+            n = self.used_ports.get(hp, 0) - 1
+            if n > 0:
+                self.used_ports[hp] = n
+            else:
+                self.used_ports.pop(hp, None)
+        for lst in (self.pods_with_affinity, self.pods_with_required_anti_affinity):
+            for i, p in enumerate(lst):
+                if p is pod or p.uid == pod.uid:
+                    del lst[i]
+                    break
+
+    def fits_resources(self, requests: Mapping[str, int]) -> bool:
+        alloc = self.node.allocatable
+        req = self.requested
+        return all(v <= alloc.get(k, 0) - req.get(k, 0) for k, v in requests.items())
+
+
+class Cluster:
+    """A snapshot: nodes, pods, PDBs and PriorityClasses, with the indexes analyses use."""
+
+    def __init__(
+        self,
+        nodes: list[Node],
+        pods: list[Pod],
+        pdbs: list[PDB],
+        priority_classes: list[PriorityClass],
+        *,
+        warnings: list[str] | None = None,
+        skipped: dict[str, int] | None = None,
+    ) -> None:
+        self.nodes = nodes
+        self.pods = pods
+        self.pdbs = pdbs
+        self.priority_classes = priority_classes
+        self.warnings = warnings or []
+        self.skipped = skipped or {}
+        self.resolver = PriorityResolver(priority_classes)
+        self.node_infos: list[NodeInfo] = []
+        self.node_info_by_name: dict[str, NodeInfo] = {}
+        # Pending pods with status.nominatedNodeName, by that node (the scheduler's nominator).
+        self.nominated: dict[str, list[Pod]] = defaultdict(list)
+        # How many nodes hold each image name (ImageLocality's spread).
+        self.image_num_nodes: dict[str, int] = defaultdict(int)
+        self._pdb_index: dict[str, tuple[int, ...]] | None = None
+        self._build()
+
+    def _build(self) -> None:
+        for node in self.nodes:
+            ni = NodeInfo(node)
+            self.node_infos.append(ni)
+            self.node_info_by_name[node.name] = ni
+            for img in node.images:
+                self.image_num_nodes[img] += 1
+        for pod in self.pods:
+            if pod.phase in ("Succeeded", "Failed"):
+                continue  # the scheduler's pod informer never sees them
+            if pod.node_name:
+                ni = self.node_info_by_name.get(pod.node_name)
+                if ni is not None:
+                    ni.add_pod(pod)
+            elif pod.nominated_node_name:
+                self.nominated[pod.nominated_node_name].append(pod)
+
+    def pdbs_for_pod(self, pod: Pod) -> tuple[int, ...]:
+        """Indexes into ``pdbs`` of the budgets matching ``pod``; computed once per cluster."""
+        if self._pdb_index is None:
+            self._pdb_index = self._match_pdbs(p for ni in self.node_infos for p in ni.pods)
+        got = self._pdb_index.get(pod.uid)
+        if got is None:
+            got = self._match_pdbs([pod]).get(pod.uid, ())
+        return got
+
+    def _match_pdbs(self, pods: Iterable[Pod]) -> dict[str, tuple[int, ...]]:
+        # Index budgets by one of their matchLabels pairs so each pod only checks the
+        # budgets that could match it; budgets with expressions only are scanned per namespace.
+        by_label: dict[tuple[str, str, str], list[int]] = defaultdict(list)
+        scan: dict[str, list[int]] = defaultdict(list)
+        for i, pdb in enumerate(self.pdbs):
+            sel = pdb.label_selector
+            if sel.nothing or sel.empty:
+                continue
+            anchor = next(((k, next(iter(v))) for k, op, v in sel.requirements if op == "In" and len(v) == 1), None)
+            if anchor is None:
+                scan[pdb.namespace].append(i)
+            else:
+                by_label[(pdb.namespace, anchor[0], anchor[1])].append(i)
+        out: dict[str, tuple[int, ...]] = {}
+        pdbs = self.pdbs
+        for pod in pods:
+            if not pod.labels:
+                continue
+            ns = pod.namespace
+            found: list[int] = []
+            for k, v in pod.labels.items():
+                cands = by_label.get((ns, k, v))
+                if cands:
+                    found.extend(i for i in cands if pdbs[i].label_selector.matches(pod.labels))
+            for i in scan.get(ns, ()):
+                if pdbs[i].label_selector.matches(pod.labels):
+                    found.append(i)
+            if found:
+                out[pod.uid] = tuple(sorted(set(found)))
+        return out
+
+    def resource_names(self) -> list[str]:
+        names = {CPU, MEMORY}
+        for n in self.nodes:
+            names.update(n.allocatable)
+        return sorted(names)
+
+
+def _flatten(objects: Any, source: str | None) -> list[tuple[int, Any]]:
+    if isinstance(objects, Mapping):
+        if objects.get("kind") == "List" or ("items" in objects and "kind" not in objects) or str(objects.get("kind", "")).endswith("List"):
+            items = objects.get("items")
+            if items is None:
+                items = []
+            if not isinstance(items, list):
+                raise InvalidInput("must be a list", source=source, field="items")
+        else:
+            items = [objects]
+    elif isinstance(objects, list):
+        items = objects
+    else:
+        raise InvalidInput("expected a v1 List or a list of objects", source=source)
+    out: list[tuple[int, Any]] = []
+    for i, obj in enumerate(items):
+        if isinstance(obj, Mapping) and str(obj.get("kind", "")).endswith("List") and "items" in obj:
+            out.extend((i, o) for _, o in _flatten(obj, source))
+        else:
+            out.append((i, obj))
+    return out
+
+
+def load_cluster(objects: list[dict[str, Any]] | dict[str, Any], *, source: str | None = None) -> Cluster:
+    """Build a Cluster from a v1 List or a list of objects; other kinds are counted and skipped."""
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # building a large object graph: the cyclic collector only slows it down
+    try:
+        nodes: list[Node] = []
+        pods: list[Pod] = []
+        pdbs: list[PDB] = []
+        classes: list[PriorityClass] = []
+        skipped: dict[str, int] = {}
+        seen_nodes: set[str] = set()
+        for index, obj in _flatten(objects, source):
+            if not isinstance(obj, Mapping):
+                raise InvalidInput("must be an object", source=source, index=index)
+            kind = obj.get("kind")
+            meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+            name = meta.get("name") if isinstance(meta.get("name"), str) else None
+            namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else None
+            try:
+                if kind == "Pod":
+                    pods.append(Pod.from_dict(obj))
+                elif kind == "Node":
+                    node = Node.from_dict(obj)
+                    if node.name in seen_nodes:
+                        raise InvalidInput("duplicate node name", field="metadata.name")
+                    seen_nodes.add(node.name)
+                    nodes.append(node)
+                elif kind == "PodDisruptionBudget":
+                    pdbs.append(PDB.from_dict(obj))
+                elif kind == "PriorityClass":
+                    classes.append(PriorityClass.from_dict(obj))
+                elif isinstance(kind, str) and kind:
+                    skipped[kind] = skipped.get(kind, 0) + 1
+                else:
+                    raise InvalidInput("is required", field="kind")
+            except InvalidInput as e:
+                raise e.located(
+                    source=source,
+                    index=index,
+                    kind=kind if isinstance(kind, str) else None,
+                    namespace=(namespace or "default") if kind in ("Pod", "PodDisruptionBudget") else None,
+                    name=name,
+                ) from None
+        resolver = PriorityResolver(classes)
+        for pod in pods:
+            if pod.spec_priority is None or pod.preemption_policy is None:
+                try:
+                    resolver.resolve(pod)
+                except InvalidInput as e:
+                    raise e.located(source=source, kind="Pod", namespace=pod.namespace, name=pod.name) from None
+        warnings = class_warnings(classes)
+        cluster = Cluster(nodes, pods, pdbs, classes, warnings=warnings, skipped=skipped)
+        cluster.pdbs_for_pod(pods[0]) if pods else None
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    gc.freeze()  # the loaded graph is long-lived: keep it out of later collections
+    return cluster

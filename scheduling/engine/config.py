@@ -1,0 +1,41 @@
+"""EngineConfig: the profile's plugin arguments and weights, passed in (never global)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .plugins import names
+
+
+def _default_weights() -> dict[str, int]:
+    return {
+        names.TAINT_TOLERATION: 3,
+        names.NODE_AFFINITY: 2,
+        names.POD_TOPOLOGY_SPREAD: 2,
+        names.INTER_POD_AFFINITY: 2,
+        names.NODE_RESOURCES_FIT: 1,
+        names.NODE_RESOURCES_BALANCED_ALLOCATION: 1,
+        names.IMAGE_LOCALITY: 1,
+        names.DYNAMIC_RESOURCES: 0,
+    }
+
+
+def _default_resources() -> list[tuple[str, int]]:
+    return [("cpu", 1), ("memory", 1)]
+
+
+@dataclass
+class EngineConfig:
+    # Score plugin weights of the default profile.
+    weights: dict[str, int] = field(default_factory=_default_weights)
+    # NodeResourcesFit LeastAllocated and BalancedAllocation resources with weights.
+    fit_score_resources: list[tuple[str, int]] = field(default_factory=_default_resources)
+    balanced_resources: list[tuple[str, int]] = field(default_factory=_default_resources)
+    # DefaultPreemptionArgs defaults: the real scheduler dry-runs only this share of the
+    # potential nodes; the engine evaluates all of them and reports the sampled count.
+    min_candidate_nodes_percentage: int = 10
+    min_candidate_nodes_absolute: int = 100
+    # InterPodAffinityArgs.hardPodAffinityWeight
+    hard_pod_affinity_weight: int = 1
+    # PodTopologySpreadArgs.defaultingType "System" with no Service/ReplicaSet selectors here.
+    pod_topology_spread_system_defaults: bool = True

@@ -1,0 +1,161 @@
+"""Label selectors (metav1.LabelSelector) and node selectors (v1.NodeSelector)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .errors import InvalidInput
+
+_LABEL_OPS = {"In", "NotIn", "Exists", "DoesNotExist"}
+_NODE_OPS = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"}
+
+# A requirement is (key, operator, values); values is a frozenset for In/NotIn.
+Requirement = tuple[str, str, frozenset[str]]
+
+
+class LabelSelector:
+    """A parsed ``metav1.LabelSelector``, as ``LabelSelectorAsSelector`` builds it.
+
+    ``None`` input is "nothing" (matches no object); ``{}`` is "everything".
+    """
+
+    __slots__ = ("empty", "nothing", "requirements")
+
+    def __init__(self, requirements: list[Requirement], *, nothing: bool = False) -> None:
+        self.requirements = requirements
+        self.nothing = nothing
+        self.empty = not requirements and not nothing
+
+    @classmethod
+    def parse(cls, raw: Any, field: str) -> LabelSelector:
+        if raw is None:
+            return cls([], nothing=True)
+        if not isinstance(raw, Mapping):
+            raise InvalidInput("must be an object", field=field)
+        reqs: list[Requirement] = []
+        match_labels = raw.get("matchLabels") or {}
+        if not isinstance(match_labels, Mapping):
+            raise InvalidInput("must be an object", field=f"{field}.matchLabels")
+        for key, val in match_labels.items():
+            reqs.append((str(key), "In", frozenset([str(val)])))
+        for i, expr in enumerate(raw.get("matchExpressions") or []):
+            where = f"{field}.matchExpressions[{i}]"
+            if not isinstance(expr, Mapping):
+                raise InvalidInput("must be an object", field=where)
+            op = expr.get("operator")
+            key = expr.get("key")
+            values = expr.get("values") or []
+            if op not in _LABEL_OPS:
+                raise InvalidInput(f"invalid operator {op!r}", field=f"{where}.operator")
+            if not isinstance(key, str) or not key:
+                raise InvalidInput("key is required", field=f"{where}.key")
+            if op in ("In", "NotIn") and not values:
+                raise InvalidInput(f"values required for operator {op}", field=f"{where}.values")
+            if op in ("Exists", "DoesNotExist") and values:
+                raise InvalidInput(f"values must be empty for {op}", field=f"{where}.values")
+            reqs.append((key, op, frozenset(str(v) for v in values)))
+        return cls(reqs)
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        if self.nothing:
+            return False
+        for key, op, values in self.requirements:
+            if op == "In":
+                if labels.get(key) not in values:
+                    return False
+            elif op == "NotIn":
+                if key in labels and labels[key] in values:
+                    return False
+            elif op == "Exists":
+                if key not in labels:
+                    return False
+            elif key in labels:  # DoesNotExist
+                return False
+        return True
+
+
+def _node_requirement_matches(op: str, value: str | None, values: list[str]) -> bool:
+    if op == "In":
+        return value is not None and value in values
+    if op == "NotIn":
+        return value is None or value not in values
+    if op == "Exists":
+        return value is not None
+    if op == "DoesNotExist":
+        return value is None
+    # Gt / Lt compare integers; anything unparsable does not match.
+    if value is None or len(values) != 1:
+        return False
+    try:
+        lhs, rhs = int(value), int(values[0])
+    except ValueError:
+        return False
+    return lhs > rhs if op == "Gt" else lhs < rhs
+
+
+class NodeSelectorTerm:
+    """One ``v1.NodeSelectorTerm``: matchExpressions on labels AND matchFields."""
+
+    __slots__ = ("expressions", "fields")
+
+    def __init__(self, expressions: list[tuple[str, str, list[str]]], fields: list[tuple[str, str, list[str]]]) -> None:
+        self.expressions = expressions
+        self.fields = fields
+
+    @classmethod
+    def parse(cls, raw: Any, field: str) -> NodeSelectorTerm:
+        if not isinstance(raw, Mapping):
+            raise InvalidInput("must be an object", field=field)
+        parts: dict[str, list[tuple[str, str, list[str]]]] = {}
+        for part in ("matchExpressions", "matchFields"):
+            out: list[tuple[str, str, list[str]]] = []
+            for i, expr in enumerate(raw.get(part) or []):
+                where = f"{field}.{part}[{i}]"
+                if not isinstance(expr, Mapping):
+                    raise InvalidInput("must be an object", field=where)
+                op = expr.get("operator")
+                if op not in _NODE_OPS:
+                    raise InvalidInput(f"invalid operator {op!r}", field=f"{where}.operator")
+                key = expr.get("key")
+                if not isinstance(key, str):
+                    raise InvalidInput("key is required", field=f"{where}.key")
+                out.append((key, op, [str(v) for v in expr.get("values") or []]))
+            parts[part] = out
+        return cls(parts["matchExpressions"], parts["matchFields"])
+
+    def matches(self, labels: Mapping[str, str], node_name: str) -> bool:
+        # An empty term selects no node (nodeaffinity's "nil or empty term matches no objects").
+        if not self.expressions and not self.fields:
+            return False
+        for key, op, values in self.expressions:
+            if not _node_requirement_matches(op, labels.get(key), values):
+                return False
+        for key, op, values in self.fields:
+            field_value = node_name if key == "metadata.name" else None
+            if not _node_requirement_matches(op, field_value, values):
+                return False
+        return True
+
+
+class NodeSelector:
+    """``v1.NodeSelector``: the terms are ORed."""
+
+    __slots__ = ("terms",)
+
+    def __init__(self, terms: list[NodeSelectorTerm]) -> None:
+        self.terms = terms
+
+    @classmethod
+    def parse(cls, raw: Any, field: str) -> NodeSelector:
+        if not isinstance(raw, Mapping):
+            raise InvalidInput("must be an object", field=field)
+        return cls(
+            [
+                NodeSelectorTerm.parse(t, f"{field}.nodeSelectorTerms[{i}]")
+                for i, t in enumerate(raw.get("nodeSelectorTerms") or [])
+            ]
+        )
+
+    def matches(self, labels: Mapping[str, str], node_name: str) -> bool:
+        return any(t.matches(labels, node_name) for t in self.terms)

@@ -1,0 +1,530 @@
+"""Node, Pod, PodDisruptionBudget and PriorityClass, built once from plain dicts.
+
+Only the fields the scheduler reads are kept. Pod requests are computed here the way
+k8s.io/component-helpers/resource.PodRequests computes them for the scheduler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from .errors import InvalidInput
+from .labels import LabelSelector, NodeSelector, NodeSelectorTerm
+from .quantity import QuantityError, resource_value
+
+CPU = "cpu"
+MEMORY = "memory"
+EPHEMERAL_STORAGE = "ephemeral-storage"
+PODS = "pods"
+
+# schedutil.DefaultMilliCPURequest / DefaultMemoryRequest: what a container without a
+# cpu/memory request counts as when spreading load (NonZeroRequested), not when fitting.
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+
+PREEMPT_LOWER_PRIORITY = "PreemptLowerPriority"
+PREEMPT_NEVER = "Never"
+
+# Sorts after every real start time: GetPodStartTime uses "now" for a pod without one.
+NO_START_TIME = 2**62
+
+Resources = dict[str, int]
+
+
+def _mapping(raw: Any, field: str) -> Mapping[str, Any]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise InvalidInput("must be an object", field=field)
+    return raw
+
+
+def _list(raw: Any, field: str) -> list[Any]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise InvalidInput("must be a list", field=field)
+    return raw
+
+
+def _str_map(raw: Any, field: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for k, v in _mapping(raw, field).items():
+        if not isinstance(v, str):
+            raise InvalidInput(f"value of {k!r} must be a string", field=field)
+        out[str(k)] = v
+    return out
+
+
+def parse_resource_list(raw: Any, field: str) -> Resources:
+    """A ResourceList as integers (cpu in millicores), zero entries kept."""
+    out: Resources = {}
+    for name, qty in _mapping(raw, field).items():
+        try:
+            out[str(name)] = resource_value(str(name), qty)
+        except QuantityError as e:
+            raise InvalidInput(str(e), field=f"{field}.{name}") from None
+    return out
+
+
+def parse_time_ns(raw: Any, field: str) -> int:
+    """RFC 3339 time to integer nanoseconds since the epoch."""
+    if not isinstance(raw, str):
+        raise InvalidInput("must be an RFC 3339 time string", field=field)
+    text = raw.strip()
+    if text.endswith("Z") or text.endswith("z"):
+        text = text[:-1] + "+00:00"
+    try:
+        dt = datetime.fromisoformat(text)
+    except ValueError:
+        raise InvalidInput(f"invalid time {raw!r}", field=field) from None
+    if dt.tzinfo is None:
+        raise InvalidInput(f"time {raw!r} has no zone", field=field)
+    whole = int(dt.timestamp())
+    return whole * 1_000_000_000 + dt.microsecond * 1000
+
+
+def _add(into: Resources, other: Mapping[str, int]) -> None:
+    for k, v in other.items():
+        into[k] = into.get(k, 0) + v
+
+
+def _max_into(into: Resources, other: Mapping[str, int]) -> None:
+    for k, v in other.items():
+        if v > into.get(k, 0) or k not in into:
+            into[k] = max(v, into.get(k, v))
+
+
+def pod_requests(
+    containers: list[Resources],
+    init_containers: list[tuple[Resources, bool]],
+    pod_level: Resources | None,
+    overhead: Resources | None,
+    non_missing: Resources | None = None,
+) -> Resources:
+    """resourcehelper.PodRequests.
+
+    containers: each regular container's requests; init_containers: (requests,
+    restartable) in spec order; pod_level: spec.resources.requests (cpu/memory) or None;
+    non_missing: values a container without that request counts as (NonZeroRequested).
+    """
+
+    def with_defaults(reqs: Resources) -> Resources:
+        if not non_missing:
+            return reqs
+        out = dict(reqs)
+        for k, v in non_missing.items():
+            if k not in reqs:
+                out[k] = v
+        return out
+
+    reqs: Resources = {}
+    for c in containers:
+        _add(reqs, with_defaults(c))
+    restartable: Resources = {}
+    init_max: Resources = {}
+    for c, is_sidecar in init_containers:
+        creqs = with_defaults(c)
+        if is_sidecar:
+            # Sidecars run beside the regular containers: they add to the total and to
+            # every later init container's peak.
+            _add(reqs, creqs)
+            _add(restartable, creqs)
+            creqs = dict(restartable)
+        else:
+            tmp = dict(creqs)
+            _add(tmp, restartable)
+            creqs = tmp
+        _max_into(init_max, creqs)
+    _max_into(reqs, init_max)
+    if pod_level:
+        for k in (CPU, MEMORY):
+            if k in pod_level:
+                reqs[k] = pod_level[k]
+    if overhead:
+        _add(reqs, overhead)
+    return reqs
+
+
+class PriorityClass:
+    __slots__ = ("builtin", "created", "description", "global_default", "name", "preemption_policy", "value")
+
+    def __init__(
+        self,
+        name: str,
+        value: int,
+        *,
+        global_default: bool = False,
+        preemption_policy: str = PREEMPT_LOWER_PRIORITY,
+        description: str = "",
+        created: str | None = None,
+        builtin: bool = False,
+    ) -> None:
+        self.name = name
+        self.value = value
+        self.global_default = global_default
+        self.preemption_policy = preemption_policy
+        self.description = description
+        self.created = created
+        self.builtin = builtin
+
+    @classmethod
+    def from_dict(cls, obj: Mapping[str, Any]) -> PriorityClass:
+        meta = _mapping(obj.get("metadata"), "metadata")
+        name = meta.get("name")
+        if not isinstance(name, str) or not name:
+            raise InvalidInput("is required", field="metadata.name")
+        value = obj.get("value")
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise InvalidInput("must be an integer", field="value")
+        if not -(2**31) <= value < 2**31:
+            raise InvalidInput("must fit in a 32-bit integer", field="value")
+        policy = obj.get("preemptionPolicy") or PREEMPT_LOWER_PRIORITY
+        if policy not in (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER):
+            raise InvalidInput(f"unsupported value {policy!r}", field="preemptionPolicy")
+        return cls(
+            name,
+            value,
+            global_default=bool(obj.get("globalDefault")),
+            preemption_policy=policy,
+            description=str(obj.get("description") or ""),
+            created=meta.get("creationTimestamp"),
+        )
+
+
+class Node:
+    __slots__ = ("allocatable", "images", "labels", "name", "taints", "unschedulable")
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        labels: dict[str, str] | None = None,
+        taints: list[dict[str, str]] | None = None,
+        unschedulable: bool = False,
+        allocatable: Resources | None = None,
+        images: dict[str, int] | None = None,
+    ) -> None:
+        self.name = name
+        self.labels = labels or {}
+        self.taints = taints or []
+        self.unschedulable = unschedulable
+        self.allocatable = allocatable or {}
+        # image name -> size in bytes, every name of every image the node reports
+        self.images = images or {}
+
+    @classmethod
+    def from_dict(cls, obj: Mapping[str, Any]) -> Node:
+        meta = _mapping(obj.get("metadata"), "metadata")
+        name = meta.get("name")
+        if not isinstance(name, str) or not name:
+            raise InvalidInput("is required", field="metadata.name")
+        spec = _mapping(obj.get("spec"), "spec")
+        status = _mapping(obj.get("status"), "status")
+        taints: list[dict[str, str]] = []
+        for i, t in enumerate(_list(spec.get("taints"), "spec.taints")):
+            t = _mapping(t, f"spec.taints[{i}]")
+            effect = t.get("effect")
+            if effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
+                raise InvalidInput(f"invalid effect {effect!r}", field=f"spec.taints[{i}].effect")
+            taints.append({"key": str(t.get("key") or ""), "value": str(t.get("value") or ""), "effect": effect})
+        images: dict[str, int] = {}
+        for i, img in enumerate(_list(status.get("images"), "status.images")):
+            img = _mapping(img, f"status.images[{i}]")
+            size = img.get("sizeBytes") or 0
+            for n in img.get("names") or []:
+                images[str(n)] = int(size)
+        return cls(
+            name,
+            labels=_str_map(meta.get("labels"), "metadata.labels"),
+            taints=taints,
+            unschedulable=bool(spec.get("unschedulable")),
+            allocatable=parse_resource_list(status.get("allocatable"), "status.allocatable"),
+            images=images,
+        )
+
+
+class PDB:
+    __slots__ = (
+        "disrupted_pods",
+        "disruptions_allowed",
+        "label_selector",
+        "max_unavailable",
+        "min_available",
+        "name",
+        "namespace",
+        "selector",
+    )
+
+    def __init__(
+        self,
+        namespace: str,
+        name: str,
+        *,
+        selector: dict[str, Any] | None,
+        disruptions_allowed: int = 0,
+        disrupted_pods: frozenset[str] = frozenset(),
+        min_available: Any = None,
+        max_unavailable: Any = None,
+    ) -> None:
+        self.namespace = namespace
+        self.name = name
+        self.selector = selector
+        self.label_selector = LabelSelector.parse(selector, "spec.selector")
+        self.disruptions_allowed = disruptions_allowed
+        self.disrupted_pods = disrupted_pods
+        self.min_available = min_available
+        self.max_unavailable = max_unavailable
+
+    def matches(self, pod: Pod) -> bool:
+        """filterPodsWithPDBViolation's match: same namespace, non-empty selector, labels match."""
+        if pod.namespace != self.namespace or not pod.labels:
+            return False
+        sel = self.label_selector
+        return not sel.empty and sel.matches(pod.labels)
+
+    @classmethod
+    def from_dict(cls, obj: Mapping[str, Any]) -> PDB:
+        meta = _mapping(obj.get("metadata"), "metadata")
+        name = meta.get("name")
+        if not isinstance(name, str) or not name:
+            raise InvalidInput("is required", field="metadata.name")
+        spec = _mapping(obj.get("spec"), "spec")
+        status = _mapping(obj.get("status"), "status")
+        allowed = status.get("disruptionsAllowed") or 0
+        if isinstance(allowed, bool) or not isinstance(allowed, int):
+            raise InvalidInput("must be an integer", field="status.disruptionsAllowed")
+        selector = spec.get("selector")
+        if selector is not None and not isinstance(selector, Mapping):
+            raise InvalidInput("must be an object", field="spec.selector")
+        return cls(
+            str(meta.get("namespace") or "default"),
+            name,
+            selector=dict(selector) if selector is not None else None,
+            disruptions_allowed=allowed,
+            disrupted_pods=frozenset(_mapping(status.get("disruptedPods"), "status.disruptedPods")),
+            min_available=spec.get("minAvailable"),
+            max_unavailable=spec.get("maxUnavailable"),
+        )
+
+
+class Pod:
+    """A pod as the scheduler sees it.
+
+    ``requests`` are the scheduler's computed pod requests (non-zero entries only);
+    ``non_zero_cpu``/``non_zero_memory`` are what NodeInfo.NonZeroRequested adds.
+    ``affinity`` and ``topology_spread_constraints`` stay raw dicts for the plugins.
+    """
+
+    __slots__ = (
+        "affinity",
+        "deletion_timestamp",
+        "host_ports",
+        "images",
+        "key",
+        "labels",
+        "name",
+        "namespace",
+        "node_name",
+        "node_selector",
+        "nominated_node_name",
+        "non_zero_cpu",
+        "non_zero_memory",
+        "owner",
+        "phase",
+        "preemption_policy",
+        "priority",
+        "priority_class_name",
+        "qos_class",
+        "requests",
+        "required_node_affinity",
+        "preferred_node_affinity",
+        "scheduler_name",
+        "spec_priority",
+        "start_ns",
+        "start_time",
+        "terminating",
+        "terminating_by_preemption",
+        "tolerations",
+        "topology_spread_constraints",
+        "uid",
+    )
+
+    namespace: str
+    name: str
+    uid: str
+    key: str
+    node_name: str | None
+    phase: str
+    priority: int
+    spec_priority: int | None
+    priority_class_name: str | None
+    preemption_policy: str | None
+    requests: Resources
+    non_zero_cpu: int
+    non_zero_memory: int
+    labels: dict[str, str]
+    owner: str | None
+    start_time: str | None
+    start_ns: int
+    terminating: bool
+    terminating_by_preemption: bool
+    deletion_timestamp: str | None
+    nominated_node_name: str | None
+    qos_class: str
+    tolerations: list[dict[str, Any]]
+    node_selector: dict[str, str]
+    required_node_affinity: NodeSelector | None
+    preferred_node_affinity: list[tuple[int, NodeSelectorTerm]]
+    affinity: dict[str, Any] | None
+    topology_spread_constraints: list[dict[str, Any]]
+    host_ports: list[tuple[str, str, int]]
+    images: list[str]
+    scheduler_name: str
+
+    @property
+    def has_required_pod_affinity(self) -> bool:
+        a = self.affinity
+        return bool(a and ((a.get("podAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")))
+
+    @classmethod
+    def from_dict(cls, obj: Mapping[str, Any]) -> Pod:
+        meta = _mapping(obj.get("metadata"), "metadata")
+        spec = _mapping(obj.get("spec"), "spec")
+        status = _mapping(obj.get("status"), "status")
+        name = meta.get("name")
+        if not isinstance(name, str) or not name:
+            raise InvalidInput("is required", field="metadata.name")
+        p = cls.__new__(cls)
+        p.name = name
+        p.namespace = str(meta.get("namespace") or "default")
+        p.key = f"{p.namespace}/{name}"
+        p.uid = str(meta.get("uid") or f"uid-{p.key}")
+        p.labels = _str_map(meta.get("labels"), "metadata.labels")
+        owner = None
+        for ref in _list(meta.get("ownerReferences"), "metadata.ownerReferences"):
+            if isinstance(ref, Mapping) and (owner is None or ref.get("controller")):
+                owner = f"{ref.get('kind')}/{ref.get('name')}"
+        p.owner = owner
+        p.deletion_timestamp = meta.get("deletionTimestamp")
+        p.terminating = p.deletion_timestamp is not None
+        by_preemption = False
+        if p.terminating:
+            for cond in _list(status.get("conditions"), "status.conditions"):
+                if isinstance(cond, Mapping) and cond.get("type") == "DisruptionTarget":
+                    by_preemption = cond.get("status") == "True" and cond.get("reason") == "PreemptionByScheduler"
+                    break
+        p.terminating_by_preemption = by_preemption
+        node_name = spec.get("nodeName")
+        p.node_name = str(node_name) if node_name else None
+        p.phase = str(status.get("phase") or "Pending")
+        p.nominated_node_name = status.get("nominatedNodeName") or None
+        p.scheduler_name = str(spec.get("schedulerName") or "default-scheduler")
+        prio = spec.get("priority")
+        if prio is not None and (isinstance(prio, bool) or not isinstance(prio, int)):
+            raise InvalidInput("must be an integer", field="spec.priority")
+        p.spec_priority = prio
+        p.priority = prio or 0
+        pcn = spec.get("priorityClassName")
+        p.priority_class_name = str(pcn) if pcn else None
+        policy = spec.get("preemptionPolicy")
+        if policy is not None and policy not in (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER):
+            raise InvalidInput(f"unsupported value {policy!r}", field="spec.preemptionPolicy")
+        p.preemption_policy = policy
+        st = status.get("startTime")
+        p.start_time = st if isinstance(st, str) else None
+        p.start_ns = parse_time_ns(st, "status.startTime") if st is not None else NO_START_TIME
+        _parse_containers(p, spec)
+        p.tolerations = [dict(_mapping(t, f"spec.tolerations[{i}]")) for i, t in enumerate(_list(spec.get("tolerations"), "spec.tolerations"))]
+        p.node_selector = _str_map(spec.get("nodeSelector"), "spec.nodeSelector")
+        affinity = spec.get("affinity")
+        p.affinity = dict(_mapping(affinity, "spec.affinity")) or None
+        p.required_node_affinity = None
+        p.preferred_node_affinity = []
+        node_aff = _mapping((p.affinity or {}).get("nodeAffinity"), "spec.affinity.nodeAffinity")
+        if node_aff:
+            req = node_aff.get("requiredDuringSchedulingIgnoredDuringExecution")
+            where = "spec.affinity.nodeAffinity"
+            if req is not None:
+                p.required_node_affinity = NodeSelector.parse(req, f"{where}.requiredDuringSchedulingIgnoredDuringExecution")
+            for i, term in enumerate(_list(node_aff.get("preferredDuringSchedulingIgnoredDuringExecution"), where)):
+                f = f"{where}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
+                term = _mapping(term, f)
+                weight = term.get("weight", 0)
+                if isinstance(weight, bool) or not isinstance(weight, int):
+                    raise InvalidInput("must be an integer", field=f"{f}.weight")
+                p.preferred_node_affinity.append((weight, NodeSelectorTerm.parse(term.get("preference") or {}, f"{f}.preference")))
+        p.topology_spread_constraints = [
+            dict(_mapping(c, f"spec.topologySpreadConstraints[{i}]"))
+            for i, c in enumerate(_list(spec.get("topologySpreadConstraints"), "spec.topologySpreadConstraints"))
+        ]
+        return p
+
+
+def _parse_containers(p: Pod, spec: Mapping[str, Any]) -> None:
+    containers: list[Resources] = []
+    inits: list[tuple[Resources, bool]] = []
+    host_ports: list[tuple[str, str, int]] = []
+    images: list[str] = []
+    any_request_or_limit = False
+    guaranteed = True
+    for part in ("initContainers", "containers"):
+        for i, c in enumerate(_list(spec.get(part), f"spec.{part}")):
+            where = f"spec.{part}[{i}]"
+            c = _mapping(c, where)
+            res = _mapping(c.get("resources"), f"{where}.resources")
+            reqs = parse_resource_list(res.get("requests"), f"{where}.resources.requests")
+            limits = parse_resource_list(res.get("limits"), f"{where}.resources.limits")
+            if reqs or limits:
+                any_request_or_limit = True
+            for r in (CPU, MEMORY):
+                lim = limits.get(r)
+                if lim is None or reqs.get(r, lim) != lim:
+                    guaranteed = False
+            img = c.get("image")
+            if isinstance(img, str) and img:
+                images.append(img)
+            if part == "containers":
+                containers.append(reqs)
+            else:
+                inits.append((reqs, c.get("restartPolicy") == "Always"))
+            for j, port in enumerate(_list(c.get("ports"), f"{where}.ports")):
+                port = _mapping(port, f"{where}.ports[{j}]")
+                hp = port.get("hostPort")
+                if hp:
+                    if isinstance(hp, bool) or not isinstance(hp, int):
+                        raise InvalidInput("must be an integer", field=f"{where}.ports[{j}].hostPort")
+                    host_ports.append((str(port.get("hostIP") or "0.0.0.0"), str(port.get("protocol") or "TCP"), hp))
+    pod_level_raw = _mapping(spec.get("resources"), "spec.resources")
+    pod_level = parse_resource_list(pod_level_raw.get("requests"), "spec.resources.requests") or None
+    overhead = parse_resource_list(spec.get("overhead"), "spec.overhead") or None
+    requests = pod_requests(containers, inits, pod_level, overhead)
+    p.requests = {k: v for k, v in requests.items() if v}
+    # NonZeroRequested: containers without a cpu/memory request count the defaults, unless
+    # pod-level resources say otherwise (getNonMissingContainerRequests).
+    non_missing: Resources = {}
+    if pod_level is None:
+        non_missing = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST}
+    else:
+        if CPU not in requests:
+            non_missing[CPU] = DEFAULT_MILLI_CPU_REQUEST
+        if MEMORY not in requests:
+            non_missing[MEMORY] = DEFAULT_MEMORY_REQUEST
+    if non_missing:
+        nz = pod_requests(containers, inits, pod_level, overhead, non_missing)
+    else:
+        nz = requests
+    p.non_zero_cpu = nz.get(CPU, 0)
+    p.non_zero_memory = nz.get(MEMORY, 0)
+    p.host_ports = host_ports
+    p.images = images
+    if pod_level and (pod_level.get(CPU) or pod_level.get(MEMORY)):
+        any_request_or_limit = True
+    if not any_request_or_limit:
+        p.qos_class = "BestEffort"
+    elif guaranteed and containers:
+        p.qos_class = "Guaranteed"
+    else:
+        p.qos_class = "Burstable"

@@ -1,0 +1,1 @@
+"""kube-scheduler's default in-tree plugins, one module per plugin."""

@@ -1,0 +1,76 @@
+"""The default profile: plugin classes in kube-scheduler's order.
+
+The order of FILTER_ORDER is the real Filter order of the default profile (plugins
+with no meaning offline, such as the volume plugins and DynamicResources, are left
+out). InterPodAffinity and PodTopologySpread live in their own modules; each is
+listed here as soon as its module exists (see ``_optional``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from . import names
+from .imagelocality import ImageLocality
+from .nodeaffinity import NodeAffinity
+from .nodename import NodeName
+from .nodeports import NodePorts
+from .noderesources import BalancedAllocation, Fit
+from .nodeunschedulable import NodeUnschedulable
+from .tainttoleration import TaintToleration
+
+PluginClass = Any
+
+
+def _optional(module: str, cls: str) -> PluginClass | None:
+    """The class ``cls`` of ``plugins/<module>.py`` if that module is present."""
+    try:
+        mod = importlib.import_module(f"{__package__}.{module}")
+    except ModuleNotFoundError as e:
+        if e.name != f"{__package__}.{module}":
+            raise
+        return None
+    return getattr(mod, cls)
+
+
+# name -> class; InterPodAffinity and PodTopologySpread are looked up by these names:
+# plugins/podtopologyspread.py must define PodTopologySpread, plugins/interpodaffinity.py
+# must define InterPodAffinity.
+REGISTRY: dict[str, PluginClass | None] = {
+    names.NODE_UNSCHEDULABLE: NodeUnschedulable,
+    names.NODE_NAME: NodeName,
+    names.TAINT_TOLERATION: TaintToleration,
+    names.NODE_AFFINITY: NodeAffinity,
+    names.NODE_PORTS: NodePorts,
+    names.NODE_RESOURCES_FIT: Fit,
+    names.POD_TOPOLOGY_SPREAD: _optional("podtopologyspread", "PodTopologySpread"),
+    names.INTER_POD_AFFINITY: _optional("interpodaffinity", "InterPodAffinity"),
+    names.NODE_RESOURCES_BALANCED_ALLOCATION: BalancedAllocation,
+    names.IMAGE_LOCALITY: ImageLocality,
+}
+
+# The default profile's plugin order (MultiPoint in apis/config/v1/default_plugins.go);
+# each extension point runs the plugins implementing it in this order.
+DEFAULT_PROFILE: list[str] = [
+    names.NODE_UNSCHEDULABLE,
+    names.NODE_NAME,
+    names.TAINT_TOLERATION,
+    names.NODE_AFFINITY,
+    names.NODE_PORTS,
+    names.NODE_RESOURCES_FIT,
+    names.POD_TOPOLOGY_SPREAD,
+    names.INTER_POD_AFFINITY,
+    names.NODE_RESOURCES_BALANCED_ALLOCATION,
+    names.IMAGE_LOCALITY,
+]
+
+# Filters whose answer depends on the other pods of the node (not only on the node):
+# victim selection must re-run these after every change to the node's pods.
+POD_DEPENDENT_FILTERS = frozenset(
+    {names.NODE_PORTS, names.NODE_RESOURCES_FIT, names.POD_TOPOLOGY_SPREAD, names.INTER_POD_AFFINITY}
+)
+
+
+def default_plugins() -> list[tuple[str, PluginClass]]:
+    return [(n, REGISTRY[n]) for n in DEFAULT_PROFILE if REGISTRY.get(n) is not None]

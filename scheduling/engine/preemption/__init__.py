@@ -1,0 +1,1 @@
+"""PostFilter: the generic preemption evaluator and DefaultPreemption's policy."""

@@ -1,0 +1,145 @@
+"""frameworkImpl: runs the profile's plugins at each extension point."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .cluster import NodeInfo
+from .framework import (
+    SUCCESS,
+    Code,
+    CycleState,
+    Handle,
+    NodeScore,
+    PreFilterResult,
+    Status,
+)
+from .objects import Pod
+from .plugins.registry import default_plugins
+
+
+class Framework:
+    def __init__(self, handle: Handle, plugins: list[tuple[str, Any]] | None = None) -> None:
+        self.handle = handle
+        self.plugins: list[Any] = [cls(handle) for _, cls in (plugins if plugins is not None else default_plugins())]
+        self.pre_filter_plugins = [p for p in self.plugins if hasattr(p, "pre_filter")]
+        self.filter_plugins = [p for p in self.plugins if hasattr(p, "filter")]
+        self.extension_plugins = [p for p in self.plugins if hasattr(p, "add_pod") and hasattr(p, "remove_pod")]
+        self.pre_score_plugins = [p for p in self.plugins if hasattr(p, "pre_score")]
+        self.score_plugins = [p for p in self.plugins if hasattr(p, "score")]
+        self.weights = handle.config.weights
+
+    def plugin_names(self) -> list[str]:
+        return [p.name for p in self.plugins]
+
+    # PreFilter ---------------------------------------------------------------
+    def run_pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status, list[str]]:
+        """RunPreFilterPlugins: (merged result, status, plugins that narrowed the nodes)."""
+        result: PreFilterResult | None = None
+        narrowed: list[str] = []
+        for pl in self.pre_filter_plugins:
+            r, s = pl.pre_filter(state, pod, nodes)
+            if s.is_skip():
+                state.skip_filter_plugins.add(pl.name)
+                continue
+            if not s.is_success():
+                s.plugin = pl.name
+                if s.code == Code.ERROR:
+                    return None, s, narrowed
+                return None, s, narrowed
+            if r is not None and not r.all_nodes():
+                narrowed.append(pl.name)
+                result = r if result is None else result.merge(r)
+                if result.node_names is not None and not result.node_names:
+                    msg = f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(narrowed))}] simultaneously"
+                    return result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg), narrowed
+        return result, SUCCESS, narrowed
+
+    def run_add_pod(self, state: CycleState, pod: Pod, to_add: Pod, node_info: NodeInfo) -> Status:
+        for pl in self.extension_plugins:
+            if pl.name in state.skip_filter_plugins:
+                continue
+            s = pl.add_pod(state, pod, to_add, node_info)
+            if not s.is_success():
+                return Status(Code.ERROR, *s.reasons, plugin=pl.name)
+        return SUCCESS
+
+    def run_remove_pod(self, state: CycleState, pod: Pod, to_remove: Pod, node_info: NodeInfo) -> Status:
+        for pl in self.extension_plugins:
+            if pl.name in state.skip_filter_plugins:
+                continue
+            s = pl.remove_pod(state, pod, to_remove, node_info)
+            if not s.is_success():
+                return Status(Code.ERROR, *s.reasons, plugin=pl.name)
+        return SUCCESS
+
+    # Filter ------------------------------------------------------------------
+    def run_filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        """RunFilterPlugins: the first plugin that rejects decides; its name is recorded."""
+        skip = state.skip_filter_plugins
+        for pl in self.filter_plugins:
+            if pl.name in skip:
+                continue
+            s = pl.filter(state, pod, node_info)
+            if not s.is_success():
+                if not s.is_rejected():
+                    return Status(Code.ERROR, *s.reasons, plugin=pl.name)
+                return Status(s.code, *s.reasons, plugin=pl.name)
+        return SUCCESS
+
+    def add_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[bool, CycleState, NodeInfo]:
+        """addGENominatedPods: pods nominated here with priority >= the pod's, on copies."""
+        nominated = self.handle.nominated_pods_for_node(node_info.name)
+        if not nominated:
+            return False, state, node_info
+        added = False
+        state_out = state
+        info_out = node_info
+        for np in nominated:
+            if np.priority >= pod.priority and np.uid != pod.uid and np.key != pod.key:
+                if not added:
+                    state_out = state.clone()
+                    info_out = node_info.clone()
+                    added = True
+                info_out.add_pod(np)
+                s = self.run_add_pod(state_out, pod, np, info_out)
+                if not s.is_success():
+                    raise RuntimeError(f"add nominated pod {np.key}: {s.message()}")
+        return added, state_out, info_out
+
+    def run_filter_with_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        """RunFilterPluginsWithNominatedPods: with nominated pods first, then (if that
+        passed and some were added) without them, so a nominated pod that would not come
+        can't make the pod fit through affinity to it."""
+        added, state_with, info_with = self.add_nominated_pods(state, pod, node_info)
+        status = self.run_filter(state_with, pod, info_with)
+        if not status.is_success() and not status.is_rejected():
+            return status
+        if added and status.is_success():
+            status = self.run_filter(state, pod, node_info)
+        return status
+
+    # Score -------------------------------------------------------------------
+    def run_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> dict[str, dict[str, int]]:
+        """RunPreScorePlugins + RunScorePlugins: node -> plugin -> weighted score."""
+        active = []
+        for pl in self.pre_score_plugins:
+            s = pl.pre_score(state, pod, nodes)
+            if s.is_skip():
+                state.skip_score_plugins.add(pl.name)
+        for pl in self.score_plugins:
+            if pl.name not in state.skip_score_plugins:
+                active.append(pl)
+        out: dict[str, dict[str, int]] = {ni.name: {} for ni in nodes}
+        for pl in active:
+            scores = [NodeScore(ni.name, pl.score(state, pod, ni)) for ni in nodes]
+            normalize = getattr(pl, "normalize_score", None)
+            if normalize is not None:
+                normalize(state, pod, scores)
+            weight = self.weights.get(pl.name, 1)
+            for ns in scores:
+                out[ns.name][pl.name] = ns.score * weight
+        return out

@@ -1,0 +1,97 @@
+"""schedulePod: PreFilter, Filter over every node (with nominated pods), Score, selectHost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .cluster import NodeInfo
+from .framework import Code, CycleState, Status
+from .objects import Pod
+from .runtime import Framework
+
+HOST_NOMINATED = "nominated-node"
+HOST_SINGLE = "single-feasible-node"
+HOST_SCORED = "scored"
+
+
+@dataclass
+class Diagnosis:
+    """Which status every node got, as the real Diagnosis.NodeToStatus holds it."""
+
+    node_to_status: dict[str, Status] = field(default_factory=dict)
+    # Status of nodes not evaluated because PreFilter narrowed the node set.
+    absent_status: Status = field(default_factory=lambda: Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
+    pre_filter_msg: str = ""
+
+    def get(self, node: str) -> Status:
+        return self.node_to_status.get(node, self.absent_status)
+
+
+@dataclass
+class ScheduleResult:
+    feasible: list[NodeInfo]
+    diagnosis: Diagnosis
+    host: str | None = None
+    host_selection: str | None = None
+    scores: dict[str, dict[str, int]] = field(default_factory=dict)
+    totals: dict[str, int] = field(default_factory=dict)
+    top_nodes: list[str] = field(default_factory=list)
+
+
+def find_nodes_that_fit(fw: Framework, state: CycleState, pod: Pod) -> tuple[list[NodeInfo], Diagnosis, bool]:
+    """findNodesThatFitPod over every node (percentageOfNodesToScore=100).
+
+    Returns (feasible nodes, diagnosis, nominated node passed).
+    """
+    all_nodes = fw.handle.node_infos
+    diagnosis = Diagnosis()
+    pre_res, status, narrowed = fw.run_pre_filter(state, pod, all_nodes)
+    if not status.is_success():
+        diagnosis.pre_filter_msg = status.message()
+        for ni in all_nodes:
+            diagnosis.node_to_status[ni.name] = status
+        return [], diagnosis, False
+    nodes = all_nodes
+    if pre_res is not None and pre_res.node_names is not None:
+        names = pre_res.node_names
+        nodes = [ni for ni in all_nodes if ni.name in names]
+        diagnosis.absent_status = Status(
+            Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(narrowed))}]"
+        )
+    nominated_ok = False
+    nominated = pod.nominated_node_name
+    if nominated:
+        ni = fw.handle.node_info(nominated)
+        if ni is not None and fw.run_filter_with_nominated_pods(state, pod, ni).is_success():
+            nominated_ok = True
+    feasible: list[NodeInfo] = []
+    for ni in nodes:
+        s = fw.run_filter_with_nominated_pods(state, pod, ni)
+        if s.is_success():
+            feasible.append(ni)
+        else:
+            diagnosis.node_to_status[ni.name] = s
+    return feasible, diagnosis, nominated_ok
+
+
+def schedule_pod(fw: Framework, state: CycleState, pod: Pod) -> ScheduleResult:
+    feasible, diagnosis, nominated_ok = find_nodes_that_fit(fw, state, pod)
+    result = ScheduleResult(feasible=feasible, diagnosis=diagnosis)
+    if not feasible:
+        return result
+    # Scores are computed for the explanation even when the real code skips them.
+    result.scores = fw.run_score(state, pod, feasible)
+    result.totals = {n: sum(s.values()) for n, s in result.scores.items()}
+    best = max(result.totals.values())
+    result.top_nodes = sorted(n for n, t in result.totals.items() if t == best)
+    if nominated_ok:
+        result.host = pod.nominated_node_name
+        result.host_selection = HOST_NOMINATED
+    elif len(feasible) == 1:
+        result.host = feasible[0].name
+        result.host_selection = HOST_SINGLE
+    else:
+        # selectHost picks at random among equal totals; the engine takes the first by name.
+        result.host = result.top_nodes[0]
+        result.host_selection = HOST_SCORED
+    return result
