@@ -145,8 +145,10 @@ class Cluster:
         self.node_info_by_name: dict[str, NodeInfo] = {}
         # Pending pods with status.nominatedNodeName, by that node (the scheduler's nominator).
         self.nominated: dict[str, list[Pod]] = defaultdict(list)
-        # How many nodes hold each image name (ImageLocality's spread).
+        # How many nodes hold each image name (ImageLocality's spread), and the size the
+        # scheduler cache keeps for it: the one reported by the first node it saw.
         self.image_num_nodes: dict[str, int] = defaultdict(int)
+        self.image_size: dict[str, int] = {}
         self._pdb_index: dict[str, tuple[int, ...]] | None = None
         self._build()
 
@@ -157,6 +159,10 @@ class Cluster:
             self.node_info_by_name[node.name] = ni
             for img in node.images:
                 self.image_num_nodes[img] += 1
+        # The cache is filled from an informer; nodes arrive in name order here.
+        for node in sorted(self.nodes, key=lambda n: n.name):
+            for img, size in node.images.items():
+                self.image_size.setdefault(img, size)
         for pod in self.pods:
             if pod.phase in ("Succeeded", "Failed"):
                 continue  # the scheduler's pod informer never sees them

@@ -132,8 +132,11 @@ class NodeSelectorTerm:
             if not _node_requirement_matches(op, labels.get(key), values):
                 return False
         for key, op, values in self.fields:
-            field_value = node_name if key == "metadata.name" else None
-            if not _node_requirement_matches(op, field_value, values):
+            # Field selectors only know metadata.name with In/NotIn and exactly one value;
+            # anything else makes the whole term invalid, and an invalid term matches nothing.
+            if key != "metadata.name" or op not in ("In", "NotIn") or len(values) != 1:
+                return False
+            if not _node_requirement_matches(op, node_name, values):
                 return False
         return True
 

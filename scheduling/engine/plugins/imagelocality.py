@@ -41,8 +41,7 @@ class ImageLocality:
         s = 0
         for image in pod.images:
             img = normalized_image_name(image)
-            size = images.get(img)
-            if size is not None:
+            if img in images:
                 spread = cluster.image_num_nodes[img] / total
-                s += int(size * spread)
+                s += int(cluster.image_size[img] * spread)
         return calculate_priority(s, len(pod.images))

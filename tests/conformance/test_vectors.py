@@ -1,0 +1,56 @@
+"""Every conformance vector: the real kube-scheduler's answer vs the engine's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scheduling.engine import analyze
+
+VECTORS = sorted((Path(__file__).parent / "vectors").glob("*.json"))
+
+
+def _check(vector: dict[str, Any]) -> list[str]:
+    exp = vector["expected"]
+    got = analyze(vector["snapshot"], vector["preemptor"]).to_dict()
+    problems: list[str] = []
+
+    def expect(what: str, ours: Any, theirs: Any) -> None:
+        if ours != theirs:
+            problems.append(f"{what}: engine {ours!r} != scheduler {theirs!r}")
+
+    expect("outcome", got["outcome"], exp["outcome"])
+    expect("feasible_nodes", got["feasible_nodes"], exp["feasibleNodes"])
+    if exp["outcome"] == "fits":
+        if exp.get("hostSelection") == "nominated-node":
+            expect("node (nominated)", got["node"], exp["preemptor"].get("nominatedNodeName"))
+        elif "topScoredNodes" in exp and got["node"] not in exp["topScoredNodes"]:
+            problems.append(f"node {got['node']} not in topScoredNodes {exp['topScoredNodes']}")
+    else:
+        pre = exp["preemption"]
+        expect("eligible", got["eligible"], pre["eligible"])
+        ours = {c["node"]: c for c in got["candidates"]}
+        theirs = {c["node"]: c for c in pre["candidates"]}
+        expect("candidate nodes", sorted(ours), sorted(theirs))
+        for node in sorted(set(ours) & set(theirs)):
+            victims = [f"{v['namespace']}/{v['name']}" for v in theirs[node]["victims"]]
+            expect(f"{node} victims", ours[node]["victims"], victims)
+            expect(f"{node} pdb_violations", ours[node]["pdb_violations"], theirs[node]["numPDBViolations"])
+        if pre["tieSet"] and got["node"] not in pre["tieSet"]:
+            problems.append(f"node {got['node']} not in tieSet {pre['tieSet']}")
+        expect("message", got["message"], exp["fitError"])
+    rejected = {r["node"]: r["reasons"] for r in got["rejected_nodes"]}
+    for node, st in exp.get("nodes", {}).items():
+        if "filter" in st:
+            expect(f"{node} reasons", sorted(rejected.get(node, [])), sorted(st["filter"]["reasons"]))
+    return problems
+
+
+@pytest.mark.parametrize("path", VECTORS, ids=[p.stem for p in VECTORS])
+def test_vector(path: Path) -> None:
+    vector = json.loads(path.read_text())
+    problems = _check(vector)
+    assert not problems, "\n".join(problems)
