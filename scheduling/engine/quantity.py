@@ -67,6 +67,9 @@ def parse_quantity(raw: object) -> Fraction:
 
 
 def _ceil(value: Fraction) -> int:
+    """Round away from zero, as Quantity.Value()/MilliValue() do."""
+    if value < 0:
+        return -_ceil(-value)
     return -((-value.numerator) // value.denominator)
 
 
