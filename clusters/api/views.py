@@ -1,0 +1,213 @@
+"""The snapshots API (shape in DESIGN.md): create, list, retrieve, delete; browse rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.paginator import Paginator
+from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import generics, serializers, status
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from clusters import models, selectors, services
+from clusters.api import filters
+from clusters.api.serializers import (
+    NodeSerializer,
+    PodDisruptionBudgetSerializer,
+    PodSerializer,
+    PriorityClassSerializer,
+    SnapshotJSONCreateSerializer,
+    SnapshotMultipartCreateSerializer,
+    SnapshotSerializer,
+)
+from clusters.paging import KnownCountPaginator
+
+ErrorSerializer = inline_serializer(
+    "SnapshotError", {"detail": serializers.CharField(help_text="What was wrong, in words.")}
+)
+
+
+class SnapshotRowsPagination(PageNumberPagination):
+    """Pages of browse rows; an unfiltered list takes its count from the snapshot."""
+
+    def paginate_queryset(self, queryset: Any, request: Request, view: Any = None) -> Any:
+        self._known_count = view.known_count(request) if view is not None else None
+        return super().paginate_queryset(queryset, request, view)
+
+    def django_paginator_class(self, queryset: Any, page_size: int) -> Paginator:  # type: ignore[override]
+        return KnownCountPaginator(queryset, page_size, count=self._known_count)
+
+
+def _too_large(request: Request) -> Response | None:
+    length = int(request.META.get("CONTENT_LENGTH") or 0)
+    if length > services.max_upload_bytes():
+        return Response(
+            {"detail": services.upload_too_large_message(length)},
+            status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+        )
+    return None
+
+
+class SnapshotListCreate(generics.ListAPIView):
+    serializer_class = SnapshotSerializer
+    parser_classes = [JSONParser, MultiPartParser]
+    filter_backends: list[Any] = []
+
+    def get_queryset(self) -> QuerySet[models.Snapshot]:
+        return selectors.snapshot_list(user=self.request.user)
+
+    @extend_schema(summary="List your snapshots, newest first")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Upload a snapshot",
+        description="Multipart (name, files: one or more JSON/YAML files that merge) or JSON "
+        "({name, objects}). Small uploads are ingested at once (201, status ready); large "
+        "ones are queued for a worker (202, status ingesting: poll `url`). A snapshot that "
+        "cannot be ingested at once answers 400 naming the file, object and field; nothing "
+        "is kept.",
+        request={
+            "multipart/form-data": SnapshotMultipartCreateSerializer,
+            "application/json": SnapshotJSONCreateSerializer,
+        },
+        responses={
+            201: OpenApiResponse(SnapshotSerializer, description="Ingested: ready."),
+            202: OpenApiResponse(SnapshotSerializer, description="Queued: ingesting."),
+            400: OpenApiResponse(ErrorSerializer, description="Invalid input; nothing kept."),
+            413: OpenApiResponse(ErrorSerializer, description="Over MAX_UPLOAD_MB."),
+        },
+    )
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if (refused := _too_large(request)) is not None:
+            return refused
+        try:
+            if request.content_type.startswith("multipart/"):
+                data = {
+                    "name": request.data.get("name", ""),
+                    "files": request.FILES.getlist("files"),
+                }
+                form = SnapshotMultipartCreateSerializer(data=data)
+                form.is_valid(raise_exception=True)
+                files = [
+                    services.UploadedFile(name=f.name, data=f.read())
+                    for f in form.validated_data["files"]
+                ]
+                snapshot = services.snapshot_create(
+                    owner=request.user, name=form.validated_data.get("name") or "", files=files
+                )
+            else:
+                form = SnapshotJSONCreateSerializer(data=request.data)
+                form.is_valid(raise_exception=True)
+                snapshot = services.snapshot_create_from_objects(
+                    owner=request.user,
+                    name=form.validated_data.get("name") or "",
+                    objects=form.validated_data["objects"],
+                )
+        except services.SnapshotRejected as err:
+            return Response({"detail": err.message}, status=err.status)
+        body = SnapshotSerializer(snapshot, context=self.get_serializer_context()).data
+        code = status.HTTP_201_CREATED if snapshot.is_ready else status.HTTP_202_ACCEPTED
+        return Response(body, status=code, headers={"Location": body["url"]})
+
+
+class SnapshotDetail(generics.RetrieveDestroyAPIView):
+    serializer_class = SnapshotSerializer
+
+    def get_object(self) -> models.Snapshot:
+        return selectors.snapshot_get(user=self.request.user, snapshot_id=self.kwargs["pk"])
+
+    @extend_schema(summary="A snapshot: status, error, counts, warnings")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(summary="Delete a snapshot and everything in it", responses={204: None})
+    def delete(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().delete(request, *args, **kwargs)
+
+    def perform_destroy(self, instance: models.Snapshot) -> None:
+        services.snapshot_delete(snapshot=instance)
+
+
+class _SnapshotRows(generics.ListAPIView):
+    """A ready snapshot's rows of one kind, paginated and filterable."""
+
+    pagination_class = SnapshotRowsPagination
+    count_field: str | None = None
+
+    @property
+    def snapshot(self) -> models.Snapshot:
+        if not hasattr(self, "_snapshot"):
+            self._snapshot = selectors.snapshot_get(
+                user=self.request.user, snapshot_id=self.kwargs["pk"]
+            )
+        return self._snapshot
+
+    def known_count(self, request: Request) -> int | None:
+        if self.count_field is None or any(k != "page" for k in request.query_params):
+            return None
+        return int(getattr(self.snapshot, self.count_field))
+
+
+class SnapshotNodes(_SnapshotRows):
+    serializer_class = NodeSerializer
+    filterset_class = filters.NodeFilter
+    count_field = "node_count"
+
+    def get_queryset(self) -> QuerySet[models.Node]:
+        if getattr(self, "swagger_fake_view", False):
+            return models.Node.objects.none()
+        return selectors.snapshot_nodes(snapshot=self.snapshot)
+
+    @extend_schema(summary="A snapshot's nodes: allocatable and requested per resource")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class SnapshotPods(_SnapshotRows):
+    serializer_class = PodSerializer
+    filterset_class = filters.PodFilter
+    count_field = "pod_count"
+
+    def get_queryset(self) -> QuerySet[models.Pod]:
+        if getattr(self, "swagger_fake_view", False):
+            return models.Pod.objects.none()
+        return selectors.snapshot_pods(snapshot=self.snapshot)
+
+    @extend_schema(summary="A snapshot's pods: priority, class, QoS, requests, node, phase")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class SnapshotPDBs(_SnapshotRows):
+    serializer_class = PodDisruptionBudgetSerializer
+    filterset_class = filters.PodDisruptionBudgetFilter
+    count_field = "pdb_count"
+
+    def get_queryset(self) -> QuerySet[models.PodDisruptionBudget]:
+        if getattr(self, "swagger_fake_view", False):
+            return models.PodDisruptionBudget.objects.none()
+        return selectors.snapshot_pdbs(snapshot=self.snapshot)
+
+    @extend_schema(summary="A snapshot's PodDisruptionBudgets and the pods they match")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+
+class SnapshotPriorityClasses(_SnapshotRows):
+    serializer_class = PriorityClassSerializer
+    filterset_class = filters.PriorityClassFilter
+    count_field = "priority_class_count"
+
+    def get_queryset(self) -> QuerySet[models.PriorityClass]:
+        if getattr(self, "swagger_fake_view", False):
+            return models.PriorityClass.objects.none()
+        return selectors.snapshot_priority_classes(snapshot=self.snapshot)
+
+    @extend_schema(summary="A snapshot's PriorityClasses, highest value first")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)

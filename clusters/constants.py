@@ -1,0 +1,45 @@
+"""States and limits of snapshots."""
+
+from django.db import models
+
+# Uploads larger than this (all files together) are ingested by a Celery
+# worker while the page shows progress; smaller ones finish in the request.
+ASYNC_INGEST_BYTES = 5 * 1024 * 1024
+
+# Rows per INSERT when storing the browse tables.
+BULK_BATCH_SIZE = 2000
+
+# How many matched pods a PDB row lists by name (the count is always exact).
+PDB_MATCHED_NAMES = 50
+
+# The kinds a snapshot keeps; every other kind is skipped and counted.
+KIND_NODE = "Node"
+KIND_POD = "Pod"
+KIND_PDB = "PodDisruptionBudget"
+KIND_PRIORITY_CLASS = "PriorityClass"
+KEPT_KINDS = frozenset({KIND_NODE, KIND_POD, KIND_PDB, KIND_PRIORITY_CLASS})
+
+# Kinds dropped whole by the scrubber: their payload is secret or config data.
+SCRUBBED_KINDS = frozenset({"Secret", "ConfigMap"})
+LAST_APPLIED_ANNOTATION = "kubectl.kubernetes.io/last-applied-configuration"
+
+
+class SnapshotStatus(models.TextChoices):
+    INGESTING = "ingesting", "Ingesting"
+    READY = "ready", "Ready"
+    FAILED = "failed", "Failed"
+
+
+# Priority bands for the node charts: the first whose floor the priority
+# reaches. Kubernetes reserves values above 1,000,000,000 for system classes.
+PRIORITY_BANDS: tuple[tuple[str, str, int], ...] = (
+    ("system", "system (≥ 1,000,000,000)", 1_000_000_000),
+    ("high", "high (≥ 1,000,000)", 1_000_000),
+    ("mid", "mid (≥ 1,000)", 1_000),
+    ("low", "low (0 to 999)", 0),
+    ("negative", "negative (< 0)", -(2**31)),
+)
+# When a snapshot has at most this many distinct pod priorities, each gets a
+# band of its own (labelled with its classes), which reads better on small
+# clusters such as the demo than the fixed ranges above.
+MAX_PER_VALUE_BANDS = 6

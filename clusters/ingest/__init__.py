@@ -1,0 +1,1 @@
+"""Ingest: read uploaded files, scrub them, validate with the engine, build browse rows."""

@@ -1,0 +1,77 @@
+"""Remove what a snapshot has no business keeping: secrets, config data,
+environment values, and the bulky bookkeeping kubectl prints.
+
+Everything the engine and the pages need stays: labels, owner references, the
+pod spec's scheduling fields (resources, affinity, tolerations, ...), status
+phase/startTime/nominatedNodeName/conditions, and PDB status.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from clusters.constants import LAST_APPLIED_ANNOTATION, SCRUBBED_KINDS
+
+# Keys of the scrub report, with how the snapshot page words each one.
+SCRUB_LABELS = {
+    "Secret": "Secret objects dropped",
+    "ConfigMap": "ConfigMap objects dropped",
+    "managedFields": "objects lost their metadata.managedFields",
+    "lastAppliedConfiguration": f"{LAST_APPLIED_ANNOTATION} annotations removed",
+    "envValues": "environment variable values removed (names kept)",
+    "envFrom": "envFrom references removed",
+}
+
+_CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
+
+
+def scrub_object(obj: dict[str, Any], report: Counter[str]) -> bool:
+    """Scrub one object in place; False when the whole object must be dropped."""
+    kind = obj.get("kind")
+    if kind in SCRUBBED_KINDS:
+        report[str(kind)] += 1
+        return False
+    meta = obj.get("metadata")
+    if isinstance(meta, dict):
+        if meta.pop("managedFields", None) is not None:
+            report["managedFields"] += 1
+        annotations = meta.get("annotations")
+        if isinstance(annotations, dict) and (
+            annotations.pop(LAST_APPLIED_ANNOTATION, None) is not None
+        ):
+            report["lastAppliedConfiguration"] += 1
+    spec = obj.get("spec")
+    if isinstance(spec, dict):
+        _scrub_pod_spec(spec, report)
+        # Workload kinds carry a pod template; they are skipped later, but
+        # scrub them anyway so no copy of a value survives anywhere.
+        template = spec.get("template")
+        if isinstance(template, dict) and isinstance(template.get("spec"), dict):
+            _scrub_pod_spec(template["spec"], report)
+    return True
+
+
+def _scrub_pod_spec(spec: dict[str, Any], report: Counter[str]) -> None:
+    for list_name in _CONTAINER_LISTS:
+        containers = spec.get(list_name)
+        if not isinstance(containers, list):
+            continue
+        for container in containers:
+            if not isinstance(container, dict):
+                continue
+            if container.pop("envFrom", None) is not None:
+                report["envFrom"] += 1
+            env = container.get("env")
+            if isinstance(env, list):
+                for var in env:
+                    if isinstance(var, dict):
+                        removed = var.pop("value", None) is not None
+                        removed = (var.pop("valueFrom", None) is not None) or removed
+                        if removed:
+                            report["envValues"] += 1
+
+
+def scrub_report_lines(report: dict[str, int]) -> list[str]:
+    """The scrub report as sentences, in a fixed order."""
+    return [f"{report[key]:,} {label}" for key, label in SCRUB_LABELS.items() if report.get(key)]

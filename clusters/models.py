@@ -1,0 +1,236 @@
+"""Snapshots of a cluster and the rows their pages browse.
+
+A Snapshot keeps what the engine needs (the scrubbed objects, compressed, in
+SnapshotObjects) apart from what the pages browse (Node/Pod/PDB/PriorityClass
+rows with values computed once at ingest). The browse rows are written in one
+transaction together with the snapshot turning ready: all or nothing.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+from clusters.constants import SnapshotStatus
+
+
+class SnapshotQuerySet(models.QuerySet):
+    def visible_to(self, user: object) -> SnapshotQuerySet:
+        if getattr(user, "is_staff", False):
+            return self
+        if not getattr(user, "is_authenticated", False):
+            return self.none()
+        return self.filter(owner=user)
+
+
+class Snapshot(models.Model):
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="snapshots"
+    )
+    name = models.CharField(max_length=200)
+    created = models.DateTimeField(auto_now_add=True)
+    ingested_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(
+        max_length=16, choices=SnapshotStatus.choices, default=SnapshotStatus.INGESTING
+    )
+    error = models.TextField(blank=True, default="")
+    # Progress while ingesting: a percentage and what is being done.
+    progress = models.PositiveSmallIntegerField(default=0)
+    progress_note = models.CharField(max_length=200, blank=True, default="")
+    # [{"name": "snap.json", "size": 1234}, ...] in upload order.
+    source_files = models.JSONField(default=list, blank=True)
+    total_bytes = models.BigIntegerField(default=0)
+    node_count = models.PositiveIntegerField(default=0)
+    pod_count = models.PositiveIntegerField(default=0)
+    pdb_count = models.PositiveIntegerField(default=0)
+    priority_class_count = models.PositiveIntegerField(default=0)
+    # {"Deployment": 12, ...}: kinds in the input the snapshot does not keep.
+    skipped = models.JSONField(default=dict, blank=True)
+    # Admission warnings ("no globalDefault PriorityClass", ...).
+    warnings = models.JSONField(default=list, blank=True)
+    # {"managedFields": n, "Secret": n, ...}: what the scrubber removed.
+    scrubbed = models.JSONField(default=dict, blank=True)
+    # [{"key", "label", "color"}]: the priority bands of the node charts.
+    bands = models.JSONField(default=list, blank=True)
+    # {"namespace": [...], "phase": [...]}: the pods' distinct values, for filter menus.
+    facets = models.JSONField(default=dict, blank=True)
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+
+    objects = SnapshotQuerySet.as_manager()
+
+    class Meta:
+        ordering = ("-created", "-id")
+        indexes = [models.Index(fields=["owner", "-created"], name="snapshot_owner_created")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("clusters:snapshot-detail", args=[self.pk])
+
+    @property
+    def is_ingesting(self) -> bool:
+        return self.status == SnapshotStatus.INGESTING
+
+    @property
+    def is_ready(self) -> bool:
+        return self.status == SnapshotStatus.READY
+
+    @property
+    def is_failed(self) -> bool:
+        return self.status == SnapshotStatus.FAILED
+
+
+class SnapshotObjects(models.Model):
+    """The scrubbed Kubernetes objects of a ready snapshot: zlib-compressed JSON.
+
+    A separate table so that listing snapshots never reads the blob.
+    """
+
+    snapshot = models.OneToOneField(
+        Snapshot, on_delete=models.CASCADE, primary_key=True, related_name="stored_objects"
+    )
+    data = models.BinaryField()
+    raw_size = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"objects of snapshot {self.snapshot_id}"
+
+
+class SnapshotUpload(models.Model):
+    """An uploaded file waiting for the ingest task; deleted once ingested.
+
+    Kept in the database (not on a disk the web and worker containers would
+    have to share), in the same transaction as the snapshot it belongs to.
+    """
+
+    snapshot = models.ForeignKey(Snapshot, on_delete=models.CASCADE, related_name="uploads")
+    position = models.PositiveSmallIntegerField()
+    name = models.CharField(max_length=255)
+    data = models.BinaryField()
+
+    class Meta:
+        ordering = ("position",)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Node(models.Model):
+    # No index of its own: the (snapshot, name) index serves it.
+    snapshot = models.ForeignKey(
+        Snapshot, on_delete=models.CASCADE, related_name="nodes", db_index=False
+    )
+    name = models.CharField(max_length=253)
+    labels = models.JSONField(default=dict)
+    taints = models.JSONField(default=list)
+    unschedulable = models.BooleanField(default=False)
+    # {resource: int} — cpu in millicores, memory in bytes, pods, extended resources.
+    allocatable = models.JSONField(default=dict)
+    # The sum of the requests of the pods bound to the node that still hold resources.
+    requested = models.JSONField(default=dict)
+    # {band key: {"cpu": m, "memory": bytes}}: requested, split by priority band.
+    band_requests = models.JSONField(default=dict)
+    pod_count = models.PositiveIntegerField(default=0)
+    cpu_allocatable = models.BigIntegerField(default=0)
+    cpu_requested = models.BigIntegerField(default=0)
+    memory_allocatable = models.BigIntegerField(default=0)
+    memory_requested = models.BigIntegerField(default=0)
+
+    class Meta:
+        ordering = ("name",)
+        indexes = [models.Index(fields=["snapshot", "name"], name="node_snapshot_name")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Pod(models.Model):
+    # No index of its own: every index below starts with it.
+    snapshot = models.ForeignKey(
+        Snapshot, on_delete=models.CASCADE, related_name="pods", db_index=False
+    )
+    namespace = models.CharField(max_length=253)
+    name = models.CharField(max_length=253)
+    uid = models.CharField(max_length=64, blank=True, default="")
+    node_name = models.CharField(max_length=253, blank=True, default="")
+    phase = models.CharField(max_length=32, blank=True, default="")
+    priority = models.IntegerField(default=0)
+    priority_class = models.CharField(max_length=253, blank=True, default="")
+    preemption_policy = models.CharField(max_length=32, blank=True, default="")
+    qos_class = models.CharField(max_length=16, blank=True, default="")
+    cpu_request = models.BigIntegerField(default=0)
+    memory_request = models.BigIntegerField(default=0)
+    # Every computed request, including extended resources: {resource: int}.
+    requests = models.JSONField(default=dict)
+    owner = models.CharField(max_length=300, blank=True, default="")
+    start_time = models.DateTimeField(null=True, blank=True)
+    terminating = models.BooleanField(default=False)
+    nominated_node_name = models.CharField(max_length=253, blank=True, default="")
+
+    class Meta:
+        ordering = ("namespace", "name")
+        # Each filter has an index that also serves the page's ordering, so a
+        # filtered page reads its 50 rows without sorting the snapshot's pods.
+        indexes = [
+            models.Index(fields=["snapshot", "namespace", "name"], name="pod_snapshot_ns_name"),
+            models.Index(fields=["snapshot", "node_name", "namespace", "name"], name="pod_node"),
+            models.Index(
+                fields=["snapshot", "priority_class", "namespace", "name"], name="pod_class"
+            ),
+            models.Index(fields=["snapshot", "phase", "namespace", "name"], name="pod_phase"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+class PodDisruptionBudget(models.Model):
+    snapshot = models.ForeignKey(Snapshot, on_delete=models.CASCADE, related_name="pdbs")
+    namespace = models.CharField(max_length=253)
+    name = models.CharField(max_length=253)
+    selector = models.JSONField(null=True, blank=True)
+    selector_text = models.TextField(blank=True, default="")
+    min_available = models.CharField(max_length=32, blank=True, default="")
+    max_unavailable = models.CharField(max_length=32, blank=True, default="")
+    disruptions_allowed = models.IntegerField(default=0)
+    current_healthy = models.IntegerField(null=True, blank=True)
+    desired_healthy = models.IntegerField(null=True, blank=True)
+    expected_pods = models.IntegerField(null=True, blank=True)
+    matched_pod_count = models.PositiveIntegerField(default=0)
+    # The first PDB_MATCHED_NAMES matched pods by name, sorted.
+    matched_pods = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ("namespace", "name")
+        indexes = [models.Index(fields=["snapshot", "namespace", "name"], name="pdb_snapshot_ns")]
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+class PriorityClass(models.Model):
+    snapshot = models.ForeignKey(
+        Snapshot, on_delete=models.CASCADE, related_name="priority_classes"
+    )
+    name = models.CharField(max_length=253)
+    value = models.IntegerField()
+    global_default = models.BooleanField(default=False)
+    preemption_policy = models.CharField(max_length=32)
+    description = models.TextField(blank=True, default="")
+    created = models.DateTimeField(null=True, blank=True)
+    # True for the system classes Kubernetes always has, added when the input lacks them.
+    builtin = models.BooleanField(default=False)
+    pod_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ("-value", "name")
+        indexes = [models.Index(fields=["snapshot", "name"], name="pc_snapshot_name")]
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,0 +1,72 @@
+"""Reads: snapshots a user may see, their browse rows, and their objects for the engine."""
+
+from __future__ import annotations
+
+import zlib
+from typing import Any
+
+import orjson
+from django.db.models import QuerySet
+from django.http import Http404
+
+from clusters import models
+
+
+def snapshot_list(*, user: Any) -> QuerySet[models.Snapshot]:
+    """The snapshots the user may see, newest first: their own (staff: everyone's)."""
+    return models.Snapshot.objects.visible_to(user).select_related("owner")
+
+
+def snapshot_get(*, user: Any, snapshot_id: int | str) -> models.Snapshot:
+    """One snapshot the user may see; Http404 for anyone else's, as if it did not exist."""
+    try:
+        return snapshot_list(user=user).get(pk=int(snapshot_id))
+    except (models.Snapshot.DoesNotExist, ValueError, TypeError):
+        raise Http404("No such snapshot.") from None
+
+
+def snapshot_objects(*, snapshot: models.Snapshot) -> list[dict[str, Any]]:
+    """The snapshot's scrubbed Kubernetes objects, ready for scheduling.engine.load_cluster."""
+    try:
+        stored = models.SnapshotObjects.objects.get(snapshot=snapshot)
+    except models.SnapshotObjects.DoesNotExist:
+        return []
+    objects: list[dict[str, Any]] = orjson.loads(zlib.decompress(bytes(stored.data)))
+    return objects
+
+
+def snapshot_nodes(*, snapshot: models.Snapshot) -> QuerySet[models.Node]:
+    return models.Node.objects.filter(snapshot=snapshot).order_by("name")
+
+
+def snapshot_pods(*, snapshot: models.Snapshot) -> QuerySet[models.Pod]:
+    return models.Pod.objects.filter(snapshot=snapshot).order_by("namespace", "name")
+
+
+def snapshot_pdbs(*, snapshot: models.Snapshot) -> QuerySet[models.PodDisruptionBudget]:
+    return models.PodDisruptionBudget.objects.filter(snapshot=snapshot).order_by(
+        "namespace", "name"
+    )
+
+
+def snapshot_priority_classes(*, snapshot: models.Snapshot) -> QuerySet[models.PriorityClass]:
+    return models.PriorityClass.objects.filter(snapshot=snapshot).order_by("-value", "name")
+
+
+def snapshot_pod_filter_choices(*, snapshot: models.Snapshot) -> dict[str, list[str]]:
+    """Values for the pods page's filter menus (namespaces, classes, phases).
+
+    Namespaces and phases were collected at ingest, so the menus cost no scan
+    of the pods; node names are typed, not chosen (a menu of 5,000 helps no one).
+    """
+    classes = list(
+        models.PriorityClass.objects.filter(snapshot=snapshot)
+        .order_by("-value", "name")
+        .values_list("name", flat=True)
+    )
+    facets = snapshot.facets or {}
+    return {
+        "namespace": list(facets.get("namespace", [])),
+        "priority_class": classes,
+        "phase": list(facets.get("phase", [])),
+    }

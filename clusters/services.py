@@ -1,0 +1,387 @@
+"""Writes: create, ingest, fail and delete snapshots.
+
+The HTML views, the API, the CLI and the Celery task all go through these.
+"""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import logging
+import time
+import zlib
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from django.conf import settings
+from django.db import connection, connections, transaction
+from django.db.models import Model
+from django.template.defaultfilters import filesizeformat
+from django.utils import timezone
+
+from clusters import models
+from clusters.constants import (
+    ASYNC_INGEST_BYTES,
+    BULK_BATCH_SIZE,
+    KIND_PDB,
+    SnapshotStatus,
+)
+from clusters.ingest import rows
+from clusters.ingest.reading import FileObjects, read_file
+from scheduling.engine import InvalidInput, load_cluster
+
+log = logging.getLogger(__name__)
+
+
+class SnapshotRejected(Exception):
+    """An upload refused before or during a synchronous ingest; nothing was kept."""
+
+    def __init__(self, message: str, *, status: int = 400) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+@dataclass
+class UploadedFile:
+    name: str
+    data: bytes
+
+
+def max_upload_bytes() -> int:
+    return int(settings.MAX_UPLOAD_BYTES)
+
+
+def async_ingest_bytes() -> int:
+    return int(getattr(settings, "SNAPSHOT_ASYNC_INGEST_BYTES", ASYNC_INGEST_BYTES))
+
+
+def upload_too_large_message(size: int) -> str:
+    limit = max_upload_bytes()
+    return (
+        f"The upload is {filesizeformat(size)}, over the limit of {filesizeformat(limit)} "
+        f"for one snapshot (set by MAX_UPLOAD_MB). Upload fewer objects, or leave out "
+        f"kinds the snapshot does not use."
+    )
+
+
+def snapshot_check_size(*, size: int) -> None:
+    if size > max_upload_bytes():
+        raise SnapshotRejected(upload_too_large_message(size), status=413)
+
+
+def snapshot_create(
+    *,
+    owner: Any,
+    name: str,
+    files: Sequence[UploadedFile],
+    run_async: bool | None = None,
+) -> models.Snapshot:
+    """Create a snapshot from uploaded files and ingest it.
+
+    Small uploads are ingested now: the snapshot comes back ready, or
+    SnapshotRejected is raised and nothing is kept. Large ones (or
+    run_async=True) are queued for a worker and come back ingesting; a failure
+    there is recorded on the snapshot.
+    """
+    files = [f for f in files if f.data is not None]
+    if not files:
+        raise SnapshotRejected("Choose at least one file, or paste YAML or JSON.")
+    total = sum(len(f.data) for f in files)
+    snapshot_check_size(size=total)
+    if run_async is None:
+        run_async = total > async_ingest_bytes()
+    name = (name or "").strip() or files[0].name
+    snapshot = models.Snapshot(
+        owner=owner,
+        name=name[:200],
+        source_files=[{"name": f.name, "size": len(f.data)} for f in files],
+        total_bytes=total,
+        status=SnapshotStatus.INGESTING,
+        progress_note="Waiting for a worker" if run_async else "Reading",
+    )
+    if not run_async:
+        snapshot.save()
+        snapshot_ingest_files(snapshot=snapshot, files=list(files))
+        if snapshot.is_failed:
+            error = snapshot.error
+            snapshot.delete()
+            raise SnapshotRejected(error)
+        return snapshot
+
+    from clusters.tasks import snapshot_ingest_task
+
+    with transaction.atomic():
+        snapshot.save()
+        models.SnapshotUpload.objects.bulk_create(
+            models.SnapshotUpload(snapshot=snapshot, position=i, name=f.name[:255], data=f.data)
+            for i, f in enumerate(files)
+        )
+        pk = snapshot.pk
+        transaction.on_commit(lambda: snapshot_ingest_task.delay(pk))
+    return snapshot
+
+
+def snapshot_create_from_objects(
+    *, owner: Any, name: str, objects: Any, run_async: bool | None = None
+) -> models.Snapshot:
+    """Create a snapshot from already-decoded objects (a v1 List or a list), e.g. a JSON body."""
+    data = orjson.dumps(objects)
+    return snapshot_create(
+        owner=owner,
+        name=name or "objects",
+        files=[UploadedFile(name="objects", data=data)],
+        run_async=run_async,
+    )
+
+
+def snapshot_ingest(*, snapshot: models.Snapshot) -> models.Snapshot:
+    """Ingest a queued snapshot from its stored uploads (the Celery task's body)."""
+    if snapshot.status != SnapshotStatus.INGESTING:
+        return snapshot  # a redelivered task: the work is done already
+    files = [
+        UploadedFile(name=name, data=bytes(data))
+        for name, data in models.SnapshotUpload.objects.filter(snapshot=snapshot)
+        .order_by("position")
+        .values_list("name", "data")
+    ]
+    if not files:
+        snapshot_fail(snapshot=snapshot, error="The uploaded files are gone; upload again.")
+        return snapshot
+    return snapshot_ingest_files(snapshot=snapshot, files=files)
+
+
+def snapshot_fail(*, snapshot: models.Snapshot, error: str) -> None:
+    """Record a failed ingest; the browse rows were never written (or rolled back)."""
+    snapshot.status = SnapshotStatus.FAILED
+    snapshot.error = error
+    snapshot.progress = 0
+    snapshot.progress_note = ""
+    models.Snapshot.objects.filter(pk=snapshot.pk).update(
+        status=snapshot.status, error=error, progress=0, progress_note=""
+    )
+    models.SnapshotUpload.objects.filter(snapshot_id=snapshot.pk).delete()
+
+
+def snapshot_delete(*, snapshot: models.Snapshot) -> None:
+    snapshot.delete()
+
+
+# -- the ingest itself ----------------------------------------------------------------
+
+
+class _Progress:
+    """Writes progress where the snapshot page can see it while the ingest runs.
+
+    Before the storing transaction it updates the row directly. Inside it, the
+    update goes through a second connection on PostgreSQL (visible at once);
+    SQLite has one writer at a time, so there the last phase shows no steps.
+    """
+
+    def __init__(self, snapshot: models.Snapshot) -> None:
+        self.snapshot = snapshot
+        self.own_transactions = not connection.in_atomic_block
+        self.side: Any = None
+
+    def __call__(self, percent: int, note: str) -> None:
+        self.snapshot.progress = percent
+        self.snapshot.progress_note = note
+        if not connection.in_atomic_block:
+            models.Snapshot.objects.filter(pk=self.snapshot.pk).update(
+                progress=percent, progress_note=note
+            )
+        elif self.own_transactions and connection.vendor == "postgresql":
+            try:
+                if self.side is None:
+                    self.side = connections.create_connection("default")
+                with self.side.cursor() as cursor:
+                    cursor.execute(
+                        f"UPDATE {models.Snapshot._meta.db_table} "
+                        "SET progress = %s, progress_note = %s WHERE id = %s",
+                        [percent, note, self.snapshot.pk],
+                    )
+            except Exception:  # progress is best effort; never fail the ingest for it
+                log.exception("progress update failed")
+
+    def close(self) -> None:
+        if self.side is not None:
+            self.side.close()
+            self.side = None
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Building hundreds of thousands of objects: the cyclic collector only slows it down."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _relocate(err: InvalidInput, parts: list[FileObjects], origins: list[int]) -> InvalidInput:
+    """Name the file and the item in it, rather than the index in the merged list."""
+    if err.index is not None and 0 <= err.index < len(origins):
+        part = parts[origins[err.index]]
+        position = part.positions[err.index - _offset(parts, origins[err.index])]
+        return InvalidInput(
+            err.message,
+            source=part.source,
+            index=position,
+            kind=err.kind,
+            namespace=err.namespace,
+            name=err.name,
+            field=err.field,
+        )
+    if err.kind and err.name:
+        for part in parts:
+            for obj, position in zip(part.objects, part.positions, strict=True):
+                meta = obj.get("metadata") or {}
+                if (
+                    obj.get("kind") == err.kind
+                    and meta.get("name") == err.name
+                    and (meta.get("namespace") or "default") == (err.namespace or "default")
+                ):
+                    return InvalidInput(
+                        err.message,
+                        source=part.source,
+                        index=position,
+                        kind=err.kind,
+                        namespace=err.namespace,
+                        name=err.name,
+                        field=err.field,
+                    )
+    if not err.source and len(parts) == 1:
+        return err.located(source=parts[0].source)
+    return err
+
+
+def _offset(parts: list[FileObjects], part_index: int) -> int:
+    return sum(len(p.objects) for p in parts[:part_index])
+
+
+def _batches(items: Iterable[Model], size: int) -> Iterator[list[Model]]:
+    it = iter(items)
+    while batch := list(itertools.islice(it, size)):
+        yield batch
+
+
+def snapshot_ingest_files(
+    *, snapshot: models.Snapshot, files: list[UploadedFile]
+) -> models.Snapshot:
+    """Read, scrub, validate and store; the snapshot ends ready or failed.
+
+    ``files`` is consumed (emptied) so each file's bytes are freed once read.
+    """
+    progress = _Progress(snapshot)
+    started = time.monotonic()
+    try:
+        with _gc_paused():
+            _ingest(snapshot, files, progress)
+    except InvalidInput as err:
+        snapshot_fail(snapshot=snapshot, error=str(err))
+    except MemoryError:
+        snapshot_fail(snapshot=snapshot, error="The snapshot is too large to ingest.")
+    finally:
+        progress.close()
+    if snapshot.is_ready:
+        snapshot.duration_ms = int((time.monotonic() - started) * 1000)
+        models.Snapshot.objects.filter(pk=snapshot.pk).update(duration_ms=snapshot.duration_ms)
+    return snapshot
+
+
+def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Progress) -> None:
+    scrubbed: Counter[str] = Counter()
+    skipped: Counter[str] = Counter()
+    parts: list[FileObjects] = []
+    count = len(files)
+    for i in range(count):
+        upload = files.pop(0)
+        progress(int(5 + 30 * i / count), f"Reading {upload.name} ({i + 1} of {count})")
+        parts.append(read_file(upload.data, upload.name, scrubbed=scrubbed, skipped=skipped))
+        del upload
+    objects: list[dict[str, Any]] = []
+    origins: list[int] = []
+    for i, part in enumerate(parts):
+        objects.extend(part.objects)
+        origins.extend(itertools.repeat(i, len(part.objects)))
+    progress(40, f"Validating {len(objects):,} objects")
+    try:
+        cluster = load_cluster(objects)
+    except InvalidInput as err:
+        raise _relocate(err, parts, origins) from None
+    for kind, n in cluster.skipped.items():
+        skipped[kind] += n
+    pdb_status = {
+        (
+            (obj.get("metadata") or {}).get("namespace") or "default",
+            (obj.get("metadata") or {}).get("name"),
+        ): obj.get("status") or {}
+        for obj in objects
+        if obj.get("kind") == KIND_PDB
+    }
+    progress(55, "Compressing the scrubbed objects")
+    raw = orjson.dumps(objects)
+    raw_size = len(raw)
+    blob = zlib.compress(raw, 1)
+    del raw, objects, origins, parts
+    bands = rows.compute_bands(cluster)
+
+    with transaction.atomic():
+        progress(60, f"Storing {len(cluster.nodes):,} nodes")
+        for batch in _batches(rows.node_rows(cluster, snapshot, bands), BULK_BATCH_SIZE):
+            models.Node.objects.bulk_create(batch)
+        total_pods = len(cluster.pods)
+        stored = 0
+        for batch in _batches(rows.pod_rows(cluster, snapshot), BULK_BATCH_SIZE):
+            models.Pod.objects.bulk_create(batch)
+            stored += len(batch)
+            if stored % (BULK_BATCH_SIZE * 10) == 0:
+                progress(
+                    65 + int(30 * stored / total_pods),
+                    f"Storing pods: {stored:,} of {total_pods:,}",
+                )
+        models.PodDisruptionBudget.objects.bulk_create(
+            rows.pdb_rows(cluster, snapshot, pdb_status), batch_size=BULK_BATCH_SIZE
+        )
+        classes = list(rows.priority_class_rows(cluster, snapshot))
+        models.PriorityClass.objects.bulk_create(classes, batch_size=BULK_BATCH_SIZE)
+        models.SnapshotObjects.objects.create(snapshot=snapshot, data=blob, raw_size=raw_size)
+        models.SnapshotUpload.objects.filter(snapshot=snapshot).delete()
+
+        snapshot.status = SnapshotStatus.READY
+        snapshot.error = ""
+        snapshot.progress = 100
+        snapshot.progress_note = ""
+        snapshot.ingested_at = timezone.now()
+        snapshot.node_count = len(cluster.nodes)
+        snapshot.pod_count = total_pods
+        snapshot.pdb_count = len(cluster.pdbs)
+        snapshot.priority_class_count = len(classes)
+        snapshot.skipped = dict(sorted(skipped.items()))
+        snapshot.warnings = list(cluster.warnings)
+        snapshot.scrubbed = dict(sorted(scrubbed.items()))
+        snapshot.bands = bands
+        snapshot.facets = {
+            "namespace": sorted({p.namespace for p in cluster.pods}),
+            "phase": sorted({p.phase for p in cluster.pods if p.phase}),
+        }
+        snapshot.save()
+
+
+def snapshot_load_demo(*, owner: Any) -> models.Snapshot:
+    """The demo snapshot (the planning example of the Kubernetes docs), ingested now."""
+    from clusters.demo import DEMO_NAME, demo_objects
+
+    return snapshot_create(
+        owner=owner,
+        name=DEMO_NAME,
+        files=[UploadedFile(name="demo.json", data=orjson.dumps(demo_objects()))],
+        run_async=False,
+    )

@@ -1,0 +1,104 @@
+"""Formatting of Kubernetes quantities and ages, as kubectl prints them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django import template
+from django.utils import timezone
+
+register = template.Library()
+
+_BINARY = (("Ti", 1024**4), ("Gi", 1024**3), ("Mi", 1024**2), ("Ki", 1024))
+
+
+def human_duration(seconds: float) -> str:
+    """apimachinery's duration.HumanDuration: 45s, 5m30s, 3h, 2d4h, 1y30d."""
+    s = int(seconds)
+    if s < -1:
+        return "<invalid>"
+    if s < 0:
+        return "0s"
+    if s < 120:
+        return f"{s}s"
+    minutes = s // 60
+    if minutes < 10:
+        rest = s % 60
+        return f"{minutes}m" if rest == 0 else f"{minutes}m{rest}s"
+    if minutes < 180:
+        return f"{minutes}m"
+    hours = s // 3600
+    if hours < 8:
+        rest = minutes % 60
+        return f"{hours}h" if rest == 0 else f"{hours}h{rest}m"
+    if hours < 48:
+        return f"{hours}h"
+    if hours < 24 * 8:
+        rest = hours % 24
+        return f"{hours // 24}d" if rest == 0 else f"{hours // 24}d{rest}h"
+    if hours < 24 * 365 * 2:
+        return f"{hours // 24}d"
+    if hours < 24 * 365 * 8:
+        days = (hours // 24) % 365
+        years = hours // 24 // 365
+        return f"{years}y" if days == 0 else f"{years}y{days}d"
+    return f"{hours // 24 // 365}y"
+
+
+@register.filter
+def k8s_age(created: datetime | None) -> str:
+    if created is None:
+        return "<unknown>"
+    return human_duration((timezone.now() - created).total_seconds())
+
+
+@register.filter
+def cpu(millicores: Any) -> str:
+    """Millicores as kubectl shows them: 250m, 2, 1.5."""
+    if millicores is None or millicores == "":
+        return "—"
+    m = int(millicores)
+    if m % 1000 == 0:
+        return str(m // 1000)
+    if m > 10_000:
+        return f"{m / 1000:.1f}"
+    return f"{m}m"
+
+
+@register.filter
+def memory(value: Any) -> str:
+    """Bytes with a binary suffix: 512Mi, 1.5Gi."""
+    if value is None or value == "":
+        return "—"
+    n = int(value)
+    for suffix, size in _BINARY:
+        if abs(n) >= size:
+            q = n / size
+            return f"{q:.0f}{suffix}" if q == int(q) else f"{q:.1f}{suffix}"
+    return str(n)
+
+
+@register.filter
+def quantity(value: Any, resource: str) -> str:
+    """A resource amount in the unit its resource uses."""
+    if resource == "cpu":
+        return cpu(value)
+    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
+        return memory(value)
+    return "—" if value is None else f"{int(value):,}"
+
+
+@register.filter
+def get(mapping: Any, key: str) -> Any:
+    if isinstance(mapping, dict):
+        return mapping.get(key)
+    return None
+
+
+@register.filter
+def percent(part: Any, whole: Any) -> int:
+    try:
+        return round(100 * int(part) / int(whole)) if int(whole) else 0
+    except (TypeError, ValueError):
+        return 0

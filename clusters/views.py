@@ -1,0 +1,211 @@
+"""Snapshot pages: function views returning TemplateResponse.
+
+Each page has partials (its table, the overview body) rendered whole on a
+normal request or alone when htmx asks for that target. Every htmx link has an
+href and every htmx form posts as a plain form too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseStopPolling
+
+from clusters import selectors, services
+from clusters.charts import node_bars
+from clusters.forms import SnapshotUploadForm
+from clusters.ingest.scrub import scrub_report_lines
+from clusters.models import Snapshot
+from clusters.paging import paginate, query_without_page
+
+POD_FILTERS = ("namespace", "node", "priority_class", "phase")
+
+
+def _is_target(request: HttpRequest, target: str) -> bool:
+    htmx = getattr(request, "htmx", None)
+    return bool(htmx) and htmx.target == target and not htmx.boosted
+
+
+@require_GET
+def snapshot_list(request: HttpRequest) -> TemplateResponse:
+    snapshots = selectors.snapshot_list(user=request.user)
+    page = paginate(request, snapshots, per_page=25)
+    context = {"page": page, "query": query_without_page(request)}
+    template = (
+        "clusters/_snapshot_table.html"
+        if _is_target(request, "snapshot-table")
+        else "clusters/snapshot_list.html"
+    )
+    return TemplateResponse(request, template, context)
+
+
+@require_http_methods(["GET", "POST"])
+def snapshot_upload(request: HttpRequest) -> HttpResponse:
+    status = 200
+    if request.method == "POST":
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+        if length > services.max_upload_bytes():
+            form = SnapshotUploadForm()
+            form.add_error(None, services.upload_too_large_message(length))
+            return _upload_page(request, form, status=413)
+        form = SnapshotUploadForm(request.POST, request.FILES)
+        if form.is_valid():
+            files = [
+                services.UploadedFile(name=f.name, data=f.read())
+                for f in form.cleaned_data["files"]
+            ]
+            paste = form.cleaned_data.get("paste") or ""
+            if paste.strip():
+                files.append(services.UploadedFile(name="pasted", data=paste.encode()))
+            try:
+                snapshot = services.snapshot_create(
+                    owner=request.user, name=form.cleaned_data.get("name") or "", files=files
+                )
+            except services.SnapshotRejected as err:
+                form.add_error(None, err.message)
+                status = err.status
+            else:
+                return redirect(snapshot)
+        else:
+            status = 400
+    else:
+        form = SnapshotUploadForm()
+    return _upload_page(request, form, status=status)
+
+
+def _upload_page(
+    request: HttpRequest, form: SnapshotUploadForm, *, status: int
+) -> TemplateResponse:
+    context = {"form": form, "max_upload_bytes": services.max_upload_bytes()}
+    return TemplateResponse(request, "clusters/snapshot_upload.html", context, status=status)
+
+
+@require_POST
+def snapshot_demo(request: HttpRequest) -> HttpResponse:
+    snapshot = services.snapshot_load_demo(owner=request.user)
+    messages.success(request, "The demo snapshot is ready: ask what a cat-3 pod would preempt.")
+    return redirect(snapshot)
+
+
+def _overview_context(snapshot: Snapshot) -> dict[str, Any]:
+    context: dict[str, Any] = {"snapshot": snapshot}
+    if snapshot.is_ready:
+        context["priority_classes"] = list(selectors.snapshot_priority_classes(snapshot=snapshot))
+        context["scrubbed_lines"] = scrub_report_lines(snapshot.scrubbed)
+    return context
+
+
+@require_GET
+def snapshot_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    snapshot = selectors.snapshot_get(user=request.user, snapshot_id=pk)
+    context = _overview_context(snapshot)
+    if _is_target(request, "snapshot-body"):
+        if snapshot.is_ingesting:
+            return TemplateResponse(request, "clusters/_snapshot_body.html", context)
+        # Done: swap in the finished overview and stop polling.
+        response = HttpResponseStopPolling()
+        response.content = TemplateResponse(
+            request, "clusters/_snapshot_body.html", context
+        ).rendered_content.encode()
+        return response
+    return TemplateResponse(request, "clusters/snapshot_detail.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def snapshot_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    snapshot = selectors.snapshot_get(user=request.user, snapshot_id=pk)
+    if request.method == "POST":
+        name = snapshot.name
+        services.snapshot_delete(snapshot=snapshot)
+        messages.success(request, f"Deleted snapshot “{name}”.")
+        url = reverse("clusters:snapshot-list")
+        if getattr(request, "htmx", None):
+            response = HttpResponse(status=204)
+            response["HX-Redirect"] = url
+            return response
+        return HttpResponseRedirect(url)
+    return TemplateResponse(request, "clusters/snapshot_delete.html", {"snapshot": snapshot})
+
+
+@require_GET
+def snapshot_nodes(request: HttpRequest, pk: int) -> TemplateResponse:
+    snapshot = selectors.snapshot_get(user=request.user, snapshot_id=pk)
+    nodes = selectors.snapshot_nodes(snapshot=snapshot).defer("labels")
+    q = (request.GET.get("q") or "").strip()
+    if q:
+        nodes = nodes.filter(name__icontains=q)
+    page = paginate(request, nodes, count=None if q else snapshot.node_count)
+    rows = [{"node": node, "bars": node_bars(node, snapshot.bands)} for node in page]
+    context = {
+        "snapshot": snapshot,
+        "page": page,
+        "rows": rows,
+        "q": q,
+        "query": query_without_page(request),
+        "bands": snapshot.bands,
+    }
+    template = (
+        "clusters/_nodes_table.html"
+        if _is_target(request, "nodes-table")
+        else "clusters/snapshot_nodes.html"
+    )
+    return TemplateResponse(request, template, context)
+
+
+@require_GET
+def snapshot_pods(request: HttpRequest, pk: int) -> TemplateResponse:
+    snapshot = selectors.snapshot_get(user=request.user, snapshot_id=pk)
+    pods = selectors.snapshot_pods(snapshot=snapshot).defer("requests", "uid")
+    filters = {key: (request.GET.get(key) or "").strip() for key in POD_FILTERS}
+    if filters["namespace"]:
+        pods = pods.filter(namespace=filters["namespace"])
+    if filters["node"]:
+        pods = pods.filter(node_name=filters["node"])
+    if filters["priority_class"]:
+        pods = pods.filter(priority_class=filters["priority_class"])
+    if filters["phase"]:
+        pods = pods.filter(phase=filters["phase"])
+    filtered = any(filters.values())
+    page = paginate(request, pods, count=None if filtered else snapshot.pod_count)
+    context = {
+        "snapshot": snapshot,
+        "page": page,
+        "filters": filters,
+        "filtered": filtered,
+        "choices": selectors.snapshot_pod_filter_choices(snapshot=snapshot),
+        "query": query_without_page(request),
+    }
+    template = (
+        "clusters/_pods_table.html"
+        if _is_target(request, "pods-table")
+        else "clusters/snapshot_pods.html"
+    )
+    return TemplateResponse(request, template, context)
+
+
+@require_GET
+def snapshot_pdbs(request: HttpRequest, pk: int) -> TemplateResponse:
+    snapshot = selectors.snapshot_get(user=request.user, snapshot_id=pk)
+    pdbs = selectors.snapshot_pdbs(snapshot=snapshot)
+    namespace = (request.GET.get("namespace") or "").strip()
+    if namespace:
+        pdbs = pdbs.filter(namespace=namespace)
+    page = paginate(request, pdbs, count=None if namespace else snapshot.pdb_count)
+    context = {
+        "snapshot": snapshot,
+        "page": page,
+        "namespace": namespace,
+        "query": query_without_page(request),
+    }
+    template = (
+        "clusters/_pdbs_table.html"
+        if _is_target(request, "pdbs-table")
+        else "clusters/snapshot_pdbs.html"
+    )
+    return TemplateResponse(request, template, context)
