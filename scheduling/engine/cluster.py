@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from .errors import InvalidInput
@@ -150,6 +150,8 @@ class Cluster:
         self.image_num_nodes: dict[str, int] = defaultdict(int)
         self.image_size: dict[str, int] = {}
         self._pdb_index: dict[str, tuple[int, ...]] | None = None
+        self._pdb_by_label: dict[tuple[str, str, str], list[int]] = {}
+        self._pdb_scan: dict[str, list[int]] = {}
         self._build()
 
     def _build(self) -> None:
@@ -176,14 +178,16 @@ class Cluster:
     def pdbs_for_pod(self, pod: Pod) -> tuple[int, ...]:
         """Indexes into ``pdbs`` of the budgets matching ``pod``; computed once per cluster."""
         if self._pdb_index is None:
-            self._pdb_index = self._match_pdbs(p for ni in self.node_infos for p in ni.pods)
+            self.index_pdbs()
+        assert self._pdb_index is not None
         got = self._pdb_index.get(pod.uid)
         if got is None:
-            got = self._match_pdbs([pod]).get(pod.uid, ())
+            got = self._match_pdbs(pod)
         return got
 
-    def _match_pdbs(self, pods: Iterable[Pod]) -> dict[str, tuple[int, ...]]:
-        # Index budgets by one of their matchLabels pairs so each pod only checks the
+    def index_pdbs(self) -> None:
+        """Match every bound pod to its budgets once (not once per node and analysis)."""
+        # Budgets are indexed by one of their matchLabels pairs so each pod only checks the
         # budgets that could match it; budgets with expressions only are scanned per namespace.
         by_label: dict[tuple[str, str, str], list[int]] = defaultdict(list)
         scan: dict[str, list[int]] = defaultdict(list)
@@ -196,23 +200,32 @@ class Cluster:
                 scan[pdb.namespace].append(i)
             else:
                 by_label[(pdb.namespace, anchor[0], anchor[1])].append(i)
-        out: dict[str, tuple[int, ...]] = {}
+        self._pdb_by_label = dict(by_label)
+        self._pdb_scan = dict(scan)
+        index: dict[str, tuple[int, ...]] = {}
+        for ni in self.node_infos:
+            for pod in ni.pods:
+                index[pod.uid] = self._match_pdbs(pod)
+        self._pdb_index = index
+
+    def _match_pdbs(self, pod: Pod) -> tuple[int, ...]:
+        if not pod.labels:
+            return ()
         pdbs = self.pdbs
-        for pod in pods:
-            if not pod.labels:
-                continue
-            ns = pod.namespace
-            found: list[int] = []
-            for k, v in pod.labels.items():
-                cands = by_label.get((ns, k, v))
-                if cands:
-                    found.extend(i for i in cands if pdbs[i].label_selector.matches(pod.labels))
-            for i in scan.get(ns, ()):
-                if pdbs[i].label_selector.matches(pod.labels):
-                    found.append(i)
-            if found:
-                out[pod.uid] = tuple(sorted(set(found)))
-        return out
+        labels = pod.labels
+        ns = pod.namespace
+        found: list[int] = []
+        by_label = self._pdb_by_label
+        for k, v in labels.items():
+            cands = by_label.get((ns, k, v))
+            if cands:
+                found.extend(i for i in cands if pdbs[i].label_selector.matches(labels))
+        for i in self._pdb_scan.get(ns, ()):
+            if pdbs[i].label_selector.matches(labels):
+                found.append(i)
+        if not found:
+            return ()
+        return tuple(sorted(set(found)))
 
     def resource_names(self) -> list[str]:
         names = {CPU, MEMORY}
@@ -296,7 +309,7 @@ def load_cluster(objects: list[dict[str, Any]] | dict[str, Any], *, source: str 
                     raise e.located(source=source, kind="Pod", namespace=pod.namespace, name=pod.name) from None
         warnings = class_warnings(classes)
         cluster = Cluster(nodes, pods, pdbs, classes, warnings=warnings, skipped=skipped)
-        cluster.pdbs_for_pod(pods[0]) if pods else None
+        cluster.index_pdbs()
     finally:
         if gc_was_enabled:
             gc.enable()
