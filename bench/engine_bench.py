@@ -16,8 +16,21 @@ from scheduling.engine import analyze, load_cluster
 
 def _preemptor() -> dict[str, object]:
     # Too big for any node's free room, small enough to fit once low-priority pods go.
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "whatif", "namespace": "default", "uid": "whatif"},
-            "spec": {"priority": 1_000_000, "containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "28", "memory": "8Gi"}}}]}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "whatif", "namespace": "default", "uid": "whatif"},
+        "spec": {
+            "priority": 1_000_000,
+            "containers": [
+                {
+                    "name": "c",
+                    "image": "x",
+                    "resources": {"requests": {"cpu": "28", "memory": "8Gi"}},
+                }
+            ],
+        },
+    }
 
 
 def run(nodes: int, pods: int, pdbs: int) -> None:
@@ -32,17 +45,21 @@ def run(nodes: int, pods: int, pdbs: int) -> None:
     t3 = time.perf_counter()
     pre = result.details()["preemption"] or {}
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"{nodes} nodes / {pods} pods / {pdbs} PDBs: load_cluster {t1 - t0:.2f}s, analyze {t2 - t1:.3f}s "
-          f"(again {t3 - t2:.3f}s), outcome {result.outcome} on {result.node}, {len(result.candidates)} candidates, "
-          f"{len(pre.get('potential_nodes', []))} potential nodes (real scheduler would dry-run "
-          f"{pre.get('real_scheduler_would_sample')}), fast path {pre.get('resources_only_fast_path')}, "
-          f"peak RSS {peak:.0f} MiB (includes the parsed JSON)")
+    print(
+        f"{nodes} nodes / {pods} pods / {pdbs} PDBs: load_cluster {t1 - t0:.2f}s, analyze {t2 - t1:.3f}s "
+        f"(again {t3 - t2:.3f}s), outcome {result.outcome} on {result.node}, {len(result.candidates)} candidates, "
+        f"{len(pre.get('potential_nodes', []))} potential nodes (real scheduler would dry-run "
+        f"{pre.get('real_scheduler_would_sample')}), fast path {pre.get('resources_only_fast_path')}, "
+        f"peak RSS {peak:.0f} MiB (includes the parsed JSON)"
+    )
     assert result2.to_dict() == result.to_dict()
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--large", action="store_true", help="also 5,000 nodes / 150,000 pods / 2,000 PDBs")
+    ap.add_argument(
+        "--large", action="store_true", help="also 5,000 nodes / 150,000 pods / 2,000 PDBs"
+    )
     args = ap.parse_args()
     if args.large:
         run(5000, 150_000, 2000)

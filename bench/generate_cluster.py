@@ -13,8 +13,12 @@ import random
 import sys
 from typing import Any
 
-CLASSES = [("batch-low", -100, False), ("default-apps", 0, True), ("standard", 1000, False),
-           ("critical-apps", 1_000_000, False)]
+CLASSES = [
+    ("batch-low", -100, False),
+    ("default-apps", 0, True),
+    ("standard", 1000, False),
+    ("critical-apps", 1_000_000, False),
+]
 
 
 def _node(i: int, rng: random.Random, decorate: bool) -> dict[str, Any]:
@@ -22,25 +26,64 @@ def _node(i: int, rng: random.Random, decorate: bool) -> dict[str, Any]:
     zone = f"zone-{'abc'[i % 3]}"
     cpu = rng.choice([8, 16, 32])
     node: dict[str, Any] = {
-        "apiVersion": "v1", "kind": "Node",
-        "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": zone,
-                                              "node.kubernetes.io/instance-type": f"m5.{cpu}xlarge"}},
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": name,
+            "labels": {
+                "kubernetes.io/hostname": name,
+                "topology.kubernetes.io/zone": zone,
+                "node.kubernetes.io/instance-type": f"m5.{cpu}xlarge",
+            },
+        },
         "spec": {},
-        "status": {"allocatable": {"cpu": f"{cpu * 1000 - 80}m", "memory": f"{cpu * 4 - 1}Gi",
-                                   "ephemeral-storage": "95Gi", "pods": "110", "hugepages-2Mi": "0"}},
+        "status": {
+            "allocatable": {
+                "cpu": f"{cpu * 1000 - 80}m",
+                "memory": f"{cpu * 4 - 1}Gi",
+                "ephemeral-storage": "95Gi",
+                "pods": "110",
+                "hugepages-2Mi": "0",
+            }
+        },
     }
     if i % 50 == 0:
         node["spec"]["taints"] = [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]
         node["status"]["allocatable"]["nvidia.com/gpu"] = "4"
     if decorate:
-        node["metadata"].update({"uid": f"uid-{name}", "resourceVersion": str(1000 + i), "creationTimestamp": "2025-01-01T00:00:00Z",
-                                 "annotations": {"node.alpha.kubernetes.io/ttl": "0", "volumes.kubernetes.io/controller-managed-attach-detach": "true"}})
-        node["status"].update({"capacity": dict(node["status"]["allocatable"]),
-                               "conditions": [{"type": t, "status": "False", "reason": f"Kubelet{t}", "message": "ok",
-                                               "lastHeartbeatTime": "2025-06-02T08:00:00Z", "lastTransitionTime": "2025-01-01T00:00:00Z"}
-                                              for t in ("MemoryPressure", "DiskPressure", "PIDPressure")],
-                               "nodeInfo": {"kubeletVersion": "v1.35.4", "osImage": "Bottlerocket", "containerRuntimeVersion": "containerd://2.0"},
-                               "addresses": [{"type": "InternalIP", "address": f"10.0.{i // 250}.{i % 250}"}]})
+        node["metadata"].update(
+            {
+                "uid": f"uid-{name}",
+                "resourceVersion": str(1000 + i),
+                "creationTimestamp": "2025-01-01T00:00:00Z",
+                "annotations": {
+                    "node.alpha.kubernetes.io/ttl": "0",
+                    "volumes.kubernetes.io/controller-managed-attach-detach": "true",
+                },
+            }
+        )
+        node["status"].update(
+            {
+                "capacity": dict(node["status"]["allocatable"]),
+                "conditions": [
+                    {
+                        "type": t,
+                        "status": "False",
+                        "reason": f"Kubelet{t}",
+                        "message": "ok",
+                        "lastHeartbeatTime": "2025-06-02T08:00:00Z",
+                        "lastTransitionTime": "2025-01-01T00:00:00Z",
+                    }
+                    for t in ("MemoryPressure", "DiskPressure", "PIDPressure")
+                ],
+                "nodeInfo": {
+                    "kubeletVersion": "v1.35.4",
+                    "osImage": "Bottlerocket",
+                    "containerRuntimeVersion": "containerd://2.0",
+                },
+                "addresses": [{"type": "InternalIP", "address": f"10.0.{i // 250}.{i % 250}"}],
+            }
+        )
     return node
 
 
@@ -51,50 +94,180 @@ def _pod(j: int, node: str, app: int, rng: random.Random, decorate: bool) -> dic
     cpu = rng.choice(["100m", "250m", "500m", "1", "1500m"])
     mem = rng.choice(["128Mi", "256Mi", "512Mi", "1Gi", "2Gi"])
     pod: dict[str, Any] = {
-        "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": name, "namespace": ns, "uid": f"uid-{j}", "labels": {"app": f"app-{app}", "tier": rng.choice(["web", "api", "worker"])},
-                     "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"app-{app}-rs", "controller": True, "uid": f"rs-{app}"}]},
-        "spec": {"nodeName": node, "priority": prio, "priorityClassName": cls, "preemptionPolicy": "PreemptLowerPriority",
-                 "schedulerName": "default-scheduler",
-                 "containers": [{"name": "main", "image": f"registry.example.com/app-{app % 30}:1.0",
-                                 "resources": {"requests": {"cpu": cpu, "memory": mem}}}]},
-        "status": {"phase": "Running", "startTime": f"2025-06-{1 + j % 28:02d}T{j % 24:02d}:{j % 60:02d}:{(j // 60) % 60:02d}Z"},
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": ns,
+            "uid": f"uid-{j}",
+            "labels": {"app": f"app-{app}", "tier": rng.choice(["web", "api", "worker"])},
+            "ownerReferences": [
+                {
+                    "apiVersion": "apps/v1",
+                    "kind": "ReplicaSet",
+                    "name": f"app-{app}-rs",
+                    "controller": True,
+                    "uid": f"rs-{app}",
+                }
+            ],
+        },
+        "spec": {
+            "nodeName": node,
+            "priority": prio,
+            "priorityClassName": cls,
+            "preemptionPolicy": "PreemptLowerPriority",
+            "schedulerName": "default-scheduler",
+            "containers": [
+                {
+                    "name": "main",
+                    "image": f"registry.example.com/app-{app % 30}:1.0",
+                    "resources": {"requests": {"cpu": cpu, "memory": mem}},
+                }
+            ],
+        },
+        "status": {
+            "phase": "Running",
+            "startTime": f"2025-06-{1 + j % 28:02d}T{j % 24:02d}:{j % 60:02d}:{(j // 60) % 60:02d}Z",
+        },
     }
     if j % 97 == 0:
-        pod["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-            {"matchExpressions": [{"key": "topology.kubernetes.io/zone", "operator": "In", "values": ["zone-a", "zone-b"]}]}]}}}
+        pod["spec"]["affinity"] = {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {
+                            "matchExpressions": [
+                                {
+                                    "key": "topology.kubernetes.io/zone",
+                                    "operator": "In",
+                                    "values": ["zone-a", "zone-b"],
+                                }
+                            ]
+                        }
+                    ]
+                }
+            }
+        }
     if decorate:
-        pod["metadata"].update({"resourceVersion": str(50000 + j), "creationTimestamp": "2025-06-01T00:00:00Z",
-                                "generateName": f"app-{app}-rs-", "annotations": {"kubectl.kubernetes.io/restartedAt": "2025-06-01T00:00:00Z"}})
+        pod["metadata"].update(
+            {
+                "resourceVersion": str(50000 + j),
+                "creationTimestamp": "2025-06-01T00:00:00Z",
+                "generateName": f"app-{app}-rs-",
+                "annotations": {"kubectl.kubernetes.io/restartedAt": "2025-06-01T00:00:00Z"},
+            }
+        )
         c = pod["spec"]["containers"][0]
-        c.update({"imagePullPolicy": "IfNotPresent", "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File",
-                  "env": [{"name": f"VAR_{k}", "value": "x" * 40} for k in range(12)],
-                  "ports": [{"containerPort": 8080, "protocol": "TCP", "name": "http"}],
-                  "volumeMounts": [{"name": "kube-api-access", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": True}],
-                  "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8080, "scheme": "HTTP"}, "periodSeconds": 10}})
-        pod["spec"].update({"dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "serviceAccountName": "default",
-                            "terminationGracePeriodSeconds": 30, "enableServiceLinks": True,
-                            "tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
-                                            {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}],
-                            "volumes": [{"name": "kube-api-access", "projected": {"defaultMode": 420, "sources": [{"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}}]}}]})
-        pod["status"].update({"hostIP": "10.0.0.1", "podIP": f"10.1.{j // 250 % 250}.{j % 250}", "qosClass": "Burstable",
-                              "conditions": [{"type": t, "status": "True", "lastTransitionTime": "2025-06-01T00:00:00Z"}
-                                             for t in ("Initialized", "Ready", "ContainersReady", "PodScheduled")],
-                              "containerStatuses": [{"name": "main", "ready": True, "restartCount": 0, "image": c["image"],
-                                                     "imageID": "registry.example.com/app@sha256:" + "0" * 64,
-                                                     "containerID": "containerd://" + f"{j:064d}", "started": True,
-                                                     "state": {"running": {"startedAt": "2025-06-01T00:00:00Z"}}}]})
+        c.update(
+            {
+                "imagePullPolicy": "IfNotPresent",
+                "terminationMessagePath": "/dev/termination-log",
+                "terminationMessagePolicy": "File",
+                "env": [{"name": f"VAR_{k}", "value": "x" * 40} for k in range(12)],
+                "ports": [{"containerPort": 8080, "protocol": "TCP", "name": "http"}],
+                "volumeMounts": [
+                    {
+                        "name": "kube-api-access",
+                        "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
+                        "readOnly": True,
+                    }
+                ],
+                "livenessProbe": {
+                    "httpGet": {"path": "/healthz", "port": 8080, "scheme": "HTTP"},
+                    "periodSeconds": 10,
+                },
+            }
+        )
+        pod["spec"].update(
+            {
+                "dnsPolicy": "ClusterFirst",
+                "restartPolicy": "Always",
+                "serviceAccountName": "default",
+                "terminationGracePeriodSeconds": 30,
+                "enableServiceLinks": True,
+                "tolerations": [
+                    {
+                        "key": "node.kubernetes.io/not-ready",
+                        "operator": "Exists",
+                        "effect": "NoExecute",
+                        "tolerationSeconds": 300,
+                    },
+                    {
+                        "key": "node.kubernetes.io/unreachable",
+                        "operator": "Exists",
+                        "effect": "NoExecute",
+                        "tolerationSeconds": 300,
+                    },
+                ],
+                "volumes": [
+                    {
+                        "name": "kube-api-access",
+                        "projected": {
+                            "defaultMode": 420,
+                            "sources": [
+                                {
+                                    "serviceAccountToken": {
+                                        "expirationSeconds": 3607,
+                                        "path": "token",
+                                    }
+                                }
+                            ],
+                        },
+                    }
+                ],
+            }
+        )
+        pod["status"].update(
+            {
+                "hostIP": "10.0.0.1",
+                "podIP": f"10.1.{j // 250 % 250}.{j % 250}",
+                "qosClass": "Burstable",
+                "conditions": [
+                    {"type": t, "status": "True", "lastTransitionTime": "2025-06-01T00:00:00Z"}
+                    for t in ("Initialized", "Ready", "ContainersReady", "PodScheduled")
+                ],
+                "containerStatuses": [
+                    {
+                        "name": "main",
+                        "ready": True,
+                        "restartCount": 0,
+                        "image": c["image"],
+                        "imageID": "registry.example.com/app@sha256:" + "0" * 64,
+                        "containerID": "containerd://" + f"{j:064d}",
+                        "started": True,
+                        "state": {"running": {"startedAt": "2025-06-01T00:00:00Z"}},
+                    }
+                ],
+            }
+        )
     return pod
 
 
-def generate(nodes: int, pods: int, pdbs: int, seed: int = 0, decorate: bool = False) -> dict[str, Any]:
+def generate(
+    nodes: int, pods: int, pdbs: int, seed: int = 0, decorate: bool = False
+) -> dict[str, Any]:
     rng = random.Random(seed)
     items: list[dict[str, Any]] = []
     for name, value, default in CLASSES:
-        items.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
-                      "value": value, "globalDefault": default, "preemptionPolicy": "PreemptLowerPriority"})
-    items.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "system-cluster-critical"},
-                  "value": 2000000000, "preemptionPolicy": "PreemptLowerPriority"})
+        items.append(
+            {
+                "apiVersion": "scheduling.k8s.io/v1",
+                "kind": "PriorityClass",
+                "metadata": {"name": name},
+                "value": value,
+                "globalDefault": default,
+                "preemptionPolicy": "PreemptLowerPriority",
+            }
+        )
+    items.append(
+        {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": {"name": "system-cluster-critical"},
+            "value": 2000000000,
+            "preemptionPolicy": "PreemptLowerPriority",
+        }
+    )
     node_objs = [_node(i, rng, decorate) for i in range(nodes)]
     items.extend(node_objs)
     apps = max(1, pods // 30)
@@ -109,12 +282,27 @@ def generate(nodes: int, pods: int, pdbs: int, seed: int = 0, decorate: bool = F
         app = k % apps
         spec: dict[str, Any] = {"selector": {"matchLabels": {"app": f"app-{app}"}}}
         if k % 3 == 0:
-            spec = {"selector": {"matchExpressions": [{"key": "app", "operator": "In", "values": [f"app-{app}"]}]}}
+            spec = {
+                "selector": {
+                    "matchExpressions": [{"key": "app", "operator": "In", "values": [f"app-{app}"]}]
+                }
+            }
         spec["maxUnavailable" if k % 2 else "minAvailable"] = rng.choice([1, "10%", "50%"])
-        items.append({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-                      "metadata": {"name": f"pdb-{k}", "namespace": f"team-{app % 40}"},
-                      "spec": spec, "status": {"disruptionsAllowed": rng.choice([0, 0, 1, 2]), "currentHealthy": 3,
-                                               "desiredHealthy": 2, "expectedPods": 3, "disruptedPods": {}}})
+        items.append(
+            {
+                "apiVersion": "policy/v1",
+                "kind": "PodDisruptionBudget",
+                "metadata": {"name": f"pdb-{k}", "namespace": f"team-{app % 40}"},
+                "spec": spec,
+                "status": {
+                    "disruptionsAllowed": rng.choice([0, 0, 1, 2]),
+                    "currentHealthy": 3,
+                    "desiredHealthy": 2,
+                    "expectedPods": 3,
+                    "disruptedPods": {},
+                },
+            }
+        )
     return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
 
 

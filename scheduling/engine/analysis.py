@@ -22,19 +22,30 @@ def parse_pending_pod(cluster: Cluster, pod: Mapping[str, Any]) -> Pod:
         raise InvalidInput("the pod must be an object", kind="Pod")
     if pod.get("kind") not in (None, "Pod"):
         raise InvalidInput(f"expected a Pod, got {pod.get('kind')}", field="kind")
-    meta = pod.get("metadata") if isinstance(pod.get("metadata"), Mapping) else {}
+    raw_meta = pod.get("metadata")
+    meta: Mapping[str, Any] = raw_meta if isinstance(raw_meta, Mapping) else {}
     try:
         p = Pod.from_dict(pod)
         cluster.resolver.resolve(p)
     except InvalidInput as e:
-        raise e.located(kind="Pod", namespace=str(meta.get("namespace") or "default"), name=meta.get("name")) from None
+        raise e.located(
+            kind="Pod", namespace=str(meta.get("namespace") or "default"), name=meta.get("name")
+        ) from None
     # The pending pod is being scheduled: whatever spec.nodeName said, it is not bound.
     p.node_name = None
     return p
 
 
-def analyze(cluster_or_objects: Cluster | list[dict[str, Any]] | dict[str, Any], pod: Mapping[str, Any], config: EngineConfig | None = None) -> Result:
-    cluster = cluster_or_objects if isinstance(cluster_or_objects, Cluster) else load_cluster(cluster_or_objects)
+def analyze(
+    cluster_or_objects: Cluster | list[dict[str, Any]] | dict[str, Any],
+    pod: Mapping[str, Any],
+    config: EngineConfig | None = None,
+) -> Result:
+    cluster = (
+        cluster_or_objects
+        if isinstance(cluster_or_objects, Cluster)
+        else load_cluster(cluster_or_objects)
+    )
     config = config or EngineConfig()
     pending = parse_pending_pod(cluster, pod)
     fw = Framework(Handle(cluster, config))
@@ -69,7 +80,9 @@ def analyze(cluster_or_objects: Cluster | list[dict[str, Any]] | dict[str, Any],
             victims=[],
             pdb_violations=0,
             candidates=[],
-            tied_nodes=[n for n in sched.top_nodes] if len(sched.top_nodes) > 1 and sched.host_selection == "scored" else [],
+            tied_nodes=[n for n in sched.top_nodes]
+            if len(sched.top_nodes) > 1 and sched.host_selection == "scored"
+            else [],
             rejected_nodes=rejected,
             message="",
             scores=sched.scores,
@@ -81,12 +94,21 @@ def analyze(cluster_or_objects: Cluster | list[dict[str, Any]] | dict[str, Any],
     pre = preempt(fw, state, pending, diagnosis)
     candidate_nodes = {c.node for c in pre.candidates}
     rejected = [
-        RejectedNode(ni.name, diagnosis.get(ni.name), ni.name in candidate_nodes, pre.node_statuses.get(ni.name))
+        RejectedNode(
+            ni.name,
+            diagnosis.get(ni.name),
+            ni.name in candidate_nodes,
+            pre.node_statuses.get(ni.name),
+        )
         for ni in cluster.node_infos
     ]
     fit_msg_post = "" if pre.chosen is not None else post_filter_message(pre.message)
     message = fit_error_message(
-        n_nodes, diagnosis.node_to_status, diagnosis.absent_status, diagnosis.pre_filter_msg, fit_msg_post
+        n_nodes,
+        diagnosis.node_to_status,
+        diagnosis.absent_status,
+        diagnosis.pre_filter_msg,
+        fit_msg_post,
     )
     chosen = pre.chosen
     return Result(

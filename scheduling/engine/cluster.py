@@ -27,7 +27,9 @@ def _has_pod_affinity(pod: Pod) -> bool:
 
 def _has_required_anti_affinity(pod: Pod) -> bool:
     a = pod.affinity
-    return bool(a and (a.get("podAntiAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution"))
+    return bool(
+        a and (a.get("podAntiAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
+    )
 
 
 class NodeInfo:
@@ -169,9 +171,9 @@ class Cluster:
             if pod.phase in ("Succeeded", "Failed"):
                 continue  # the scheduler's pod informer never sees them
             if pod.node_name:
-                ni = self.node_info_by_name.get(pod.node_name)
-                if ni is not None:
-                    ni.add_pod(pod)
+                bound = self.node_info_by_name.get(pod.node_name)
+                if bound is not None:
+                    bound.add_pod(pod)
             elif pod.nominated_node_name:
                 self.nominated[pod.nominated_node_name].append(pod)
 
@@ -195,7 +197,10 @@ class Cluster:
             sel = pdb.label_selector
             if sel.nothing or sel.empty:
                 continue
-            anchor = next(((k, next(iter(v))) for k, op, v in sel.requirements if op == "In" and len(v) == 1), None)
+            anchor = next(
+                ((k, next(iter(v))) for k, op, v in sel.requirements if op == "In" and len(v) == 1),
+                None,
+            )
             if anchor is None:
                 scan[pdb.namespace].append(i)
             else:
@@ -236,7 +241,11 @@ class Cluster:
 
 def _flatten(objects: Any, source: str | None) -> list[tuple[int, Any]]:
     if isinstance(objects, Mapping):
-        if objects.get("kind") == "List" or ("items" in objects and "kind" not in objects) or str(objects.get("kind", "")).endswith("List"):
+        if (
+            objects.get("kind") == "List"
+            or ("items" in objects and "kind" not in objects)
+            or str(objects.get("kind", "")).endswith("List")
+        ):
             items = objects.get("items")
             if items is None:
                 items = []
@@ -250,14 +259,20 @@ def _flatten(objects: Any, source: str | None) -> list[tuple[int, Any]]:
         raise InvalidInput("expected a v1 List or a list of objects", source=source)
     out: list[tuple[int, Any]] = []
     for i, obj in enumerate(items):
-        if isinstance(obj, Mapping) and str(obj.get("kind", "")).endswith("List") and "items" in obj:
+        if (
+            isinstance(obj, Mapping)
+            and str(obj.get("kind", "")).endswith("List")
+            and "items" in obj
+        ):
             out.extend((i, o) for _, o in _flatten(obj, source))
         else:
             out.append((i, obj))
     return out
 
 
-def load_cluster(objects: list[dict[str, Any]] | dict[str, Any], *, source: str | None = None) -> Cluster:
+def load_cluster(
+    objects: list[dict[str, Any]] | dict[str, Any], *, source: str | None = None
+) -> Cluster:
     """Build a Cluster from a v1 List or a list of objects; other kinds are counted and skipped."""
     gc_was_enabled = gc.isenabled()
     gc.disable()  # building a large object graph: the cyclic collector only slows it down
@@ -272,7 +287,8 @@ def load_cluster(objects: list[dict[str, Any]] | dict[str, Any], *, source: str 
             if not isinstance(obj, Mapping):
                 raise InvalidInput("must be an object", source=source, index=index)
             kind = obj.get("kind")
-            meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+            raw_meta = obj.get("metadata")
+            meta: Mapping[str, Any] = raw_meta if isinstance(raw_meta, Mapping) else {}
             name = meta.get("name") if isinstance(meta.get("name"), str) else None
             namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else None
             try:
@@ -297,7 +313,9 @@ def load_cluster(objects: list[dict[str, Any]] | dict[str, Any], *, source: str 
                     source=source,
                     index=index,
                     kind=kind if isinstance(kind, str) else None,
-                    namespace=(namespace or "default") if kind in ("Pod", "PodDisruptionBudget") else None,
+                    namespace=(namespace or "default")
+                    if kind in ("Pod", "PodDisruptionBudget")
+                    else None,
                     name=name,
                 ) from None
         resolver = PriorityResolver(classes)
@@ -306,7 +324,9 @@ def load_cluster(objects: list[dict[str, Any]] | dict[str, Any], *, source: str 
                 try:
                     resolver.resolve(pod)
                 except InvalidInput as e:
-                    raise e.located(source=source, kind="Pod", namespace=pod.namespace, name=pod.name) from None
+                    raise e.located(
+                        source=source, kind="Pod", namespace=pod.namespace, name=pod.name
+                    ) from None
         warnings = class_warnings(classes)
         cluster = Cluster(nodes, pods, pdbs, classes, warnings=warnings, skipped=skipped)
         cluster.index_pdbs()

@@ -39,7 +39,10 @@ def _check_yaml_events(data: bytes, source: str) -> None:
             stack.append([1, ev.anchor])
             if len(stack) > MAX_DEPTH:
                 line = ev.start_mark.line + 1 if ev.start_mark else "?"
-                raise InvalidInput(f"document {doc}: nesting deeper than {MAX_DEPTH} levels (line {line})", source=source)
+                raise InvalidInput(
+                    f"document {doc}: nesting deeper than {MAX_DEPTH} levels (line {line})",
+                    source=source,
+                )
             continue
         elif isinstance(ev, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             n, anchor = stack.pop()

@@ -98,7 +98,11 @@ class Status:
         return self
 
     def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code.label, "plugin": self.plugin or None, "reasons": list(self.reasons)}
+        return {
+            "code": self.code.label,
+            "plugin": self.plugin or None,
+            "reasons": list(self.reasons),
+        }
 
     def __repr__(self) -> str:
         return f"Status({self.code.label}, {self.reasons!r}, plugin={self.plugin!r})"
@@ -206,14 +210,20 @@ class Plugin(Protocol):
 
 @runtime_checkable
 class PreFilterPlugin(Plugin, Protocol):
-    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status]: ...
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]: ...
 
 
 @runtime_checkable
 class PreFilterExtensions(Plugin, Protocol):
-    def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo) -> Status: ...
+    def add_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod, node_info: NodeInfo
+    ) -> Status: ...
 
-    def remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo) -> Status: ...
+    def remove_pod(
+        self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod, node_info: NodeInfo
+    ) -> Status: ...
 
 
 @runtime_checkable

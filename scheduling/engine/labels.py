@@ -99,7 +99,11 @@ class NodeSelectorTerm:
 
     __slots__ = ("expressions", "fields")
 
-    def __init__(self, expressions: list[tuple[str, str, list[str]]], fields: list[tuple[str, str, list[str]]]) -> None:
+    def __init__(
+        self,
+        expressions: list[tuple[str, str, list[str]]],
+        fields: list[tuple[str, str, list[str]]],
+    ) -> None:
         self.expressions = expressions
         self.fields = fields
 

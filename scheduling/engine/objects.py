@@ -149,7 +149,15 @@ def pod_requests(
 
 
 class PriorityClass:
-    __slots__ = ("builtin", "created", "description", "global_default", "name", "preemption_policy", "value")
+    __slots__ = (
+        "builtin",
+        "created",
+        "description",
+        "global_default",
+        "name",
+        "preemption_policy",
+        "value",
+    )
 
     def __init__(
         self,
@@ -229,7 +237,13 @@ class Node:
             effect = t.get("effect")
             if effect not in ("NoSchedule", "PreferNoSchedule", "NoExecute"):
                 raise InvalidInput(f"invalid effect {effect!r}", field=f"spec.taints[{i}].effect")
-            taints.append({"key": str(t.get("key") or ""), "value": str(t.get("value") or ""), "effect": effect})
+            taints.append(
+                {
+                    "key": str(t.get("key") or ""),
+                    "value": str(t.get("value") or ""),
+                    "effect": effect,
+                }
+            )
         images: dict[str, int] = {}
         for i, img in enumerate(_list(status.get("images"), "status.images")):
             img = _mapping(img, f"status.images[{i}]")
@@ -335,12 +349,12 @@ class Pod:
         "owner",
         "phase",
         "preemption_policy",
+        "preferred_node_affinity",
         "priority",
         "priority_class_name",
         "qos_class",
         "requests",
         "required_node_affinity",
-        "preferred_node_affinity",
         "scheduler_name",
         "spec_priority",
         "start_ns",
@@ -387,7 +401,10 @@ class Pod:
     @property
     def has_required_pod_affinity(self) -> bool:
         a = self.affinity
-        return bool(a and ((a.get("podAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution")))
+        return bool(
+            a
+            and ((a.get("podAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution"))
+        )
 
     @classmethod
     def from_dict(cls, obj: Mapping[str, Any]) -> Pod:
@@ -414,7 +431,10 @@ class Pod:
         if p.terminating:
             for cond in _list(status.get("conditions"), "status.conditions"):
                 if isinstance(cond, Mapping) and cond.get("type") == "DisruptionTarget":
-                    by_preemption = cond.get("status") == "True" and cond.get("reason") == "PreemptionByScheduler"
+                    by_preemption = (
+                        cond.get("status") == "True"
+                        and cond.get("reason") == "PreemptionByScheduler"
+                    )
                     break
         p.terminating_by_preemption = by_preemption
         node_name = spec.get("nodeName")
@@ -437,7 +457,10 @@ class Pod:
         p.start_time = st if isinstance(st, str) else None
         p.start_ns = parse_time_ns(st, "status.startTime") if st is not None else NO_START_TIME
         _parse_containers(p, spec)
-        p.tolerations = [dict(_mapping(t, f"spec.tolerations[{i}]")) for i, t in enumerate(_list(spec.get("tolerations"), "spec.tolerations"))]
+        p.tolerations = [
+            dict(_mapping(t, f"spec.tolerations[{i}]"))
+            for i, t in enumerate(_list(spec.get("tolerations"), "spec.tolerations"))
+        ]
         p.node_selector = _str_map(spec.get("nodeSelector"), "spec.nodeSelector")
         affinity = spec.get("affinity")
         p.affinity = dict(_mapping(affinity, "spec.affinity")) or None
@@ -448,17 +471,28 @@ class Pod:
             req = node_aff.get("requiredDuringSchedulingIgnoredDuringExecution")
             where = "spec.affinity.nodeAffinity"
             if req is not None:
-                p.required_node_affinity = NodeSelector.parse(req, f"{where}.requiredDuringSchedulingIgnoredDuringExecution")
-            for i, term in enumerate(_list(node_aff.get("preferredDuringSchedulingIgnoredDuringExecution"), where)):
+                p.required_node_affinity = NodeSelector.parse(
+                    req, f"{where}.requiredDuringSchedulingIgnoredDuringExecution"
+                )
+            for i, term in enumerate(
+                _list(node_aff.get("preferredDuringSchedulingIgnoredDuringExecution"), where)
+            ):
                 f = f"{where}.preferredDuringSchedulingIgnoredDuringExecution[{i}]"
                 term = _mapping(term, f)
                 weight = term.get("weight", 0)
                 if isinstance(weight, bool) or not isinstance(weight, int):
                     raise InvalidInput("must be an integer", field=f"{f}.weight")
-                p.preferred_node_affinity.append((weight, NodeSelectorTerm.parse(term.get("preference") or {}, f"{f}.preference")))
+                p.preferred_node_affinity.append(
+                    (
+                        weight,
+                        NodeSelectorTerm.parse(term.get("preference") or {}, f"{f}.preference"),
+                    )
+                )
         p.topology_spread_constraints = [
             dict(_mapping(c, f"spec.topologySpreadConstraints[{i}]"))
-            for i, c in enumerate(_list(spec.get("topologySpreadConstraints"), "spec.topologySpreadConstraints"))
+            for i, c in enumerate(
+                _list(spec.get("topologySpreadConstraints"), "spec.topologySpreadConstraints")
+            )
         ]
         return p
 
@@ -495,10 +529,20 @@ def _parse_containers(p: Pod, spec: Mapping[str, Any]) -> None:
                 hp = port.get("hostPort")
                 if hp:
                     if isinstance(hp, bool) or not isinstance(hp, int):
-                        raise InvalidInput("must be an integer", field=f"{where}.ports[{j}].hostPort")
-                    host_ports.append((str(port.get("hostIP") or "0.0.0.0"), str(port.get("protocol") or "TCP"), hp))
+                        raise InvalidInput(
+                            "must be an integer", field=f"{where}.ports[{j}].hostPort"
+                        )
+                    host_ports.append(
+                        (
+                            str(port.get("hostIP") or "0.0.0.0"),
+                            str(port.get("protocol") or "TCP"),
+                            hp,
+                        )
+                    )
     pod_level_raw = _mapping(spec.get("resources"), "spec.resources")
-    pod_level = parse_resource_list(pod_level_raw.get("requests"), "spec.resources.requests") or None
+    pod_level = (
+        parse_resource_list(pod_level_raw.get("requests"), "spec.resources.requests") or None
+    )
     overhead = parse_resource_list(spec.get("overhead"), "spec.overhead") or None
     requests = pod_requests(containers, inits, pod_level, overhead)
     p.requests = {k: v for k, v in requests.items() if v}

@@ -16,10 +16,18 @@ SYSTEM_PRIORITY_CLASS_PREFIX = "system-"
 
 def builtin_classes() -> list[PriorityClass]:
     return [
-        PriorityClass(SYSTEM_CLUSTER_CRITICAL, 2_000_000_000, builtin=True,
-                      description="Used for system critical pods that must run in the cluster, but can be moved to another node if necessary."),
-        PriorityClass(SYSTEM_NODE_CRITICAL, 2_000_001_000, builtin=True,
-                      description="Used for system critical pods that must not be moved from their current node."),
+        PriorityClass(
+            SYSTEM_CLUSTER_CRITICAL,
+            2_000_000_000,
+            builtin=True,
+            description="Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
+        ),
+        PriorityClass(
+            SYSTEM_NODE_CRITICAL,
+            2_000_001_000,
+            builtin=True,
+            description="Used for system critical pods that must not be moved from their current node.",
+        ),
     ]
 
 
@@ -39,7 +47,9 @@ class PriorityResolver:
             if pc.global_default:
                 defaults.append(pc)
         # getDefaultPriorityClass: with several globalDefaults, the lowest value wins.
-        self.default: PriorityClass | None = min(defaults, key=lambda c: c.value) if defaults else None
+        self.default: PriorityClass | None = (
+            min(defaults, key=lambda c: c.value) if defaults else None
+        )
 
     def resolve(self, pod: Pod, *, field_prefix: str = "spec") -> None:
         """Fill pod.priority, pod.priority_class_name and pod.preemption_policy in place."""
@@ -65,15 +75,25 @@ class PriorityResolver:
 def class_warnings(classes: list[PriorityClass]) -> list[str]:
     """PriorityClass rule breaks the API server would have refused or that look wrong."""
     warnings: list[str] = []
-    user = [c for c in classes if not c.builtin and c.name not in (SYSTEM_CLUSTER_CRITICAL, SYSTEM_NODE_CRITICAL)]
+    user = [
+        c
+        for c in classes
+        if not c.builtin and c.name not in (SYSTEM_CLUSTER_CRITICAL, SYSTEM_NODE_CRITICAL)
+    ]
     defaults = [c.name for c in classes if c.global_default]
     if len(defaults) > 1:
-        warnings.append(f"more than one globalDefault PriorityClass: {', '.join(sorted(defaults))}; the lowest value applies")
+        warnings.append(
+            f"more than one globalDefault PriorityClass: {', '.join(sorted(defaults))}; the lowest value applies"
+        )
     elif not defaults:
         warnings.append("no globalDefault PriorityClass: pods without a class get priority 0")
     for c in user:
         if c.value > HIGHEST_USER_DEFINABLE_PRIORITY:
-            warnings.append(f"PriorityClass {c.name} has value {c.value}, above the user maximum {HIGHEST_USER_DEFINABLE_PRIORITY}")
+            warnings.append(
+                f"PriorityClass {c.name} has value {c.value}, above the user maximum {HIGHEST_USER_DEFINABLE_PRIORITY}"
+            )
         if c.name.startswith(SYSTEM_PRIORITY_CLASS_PREFIX):
-            warnings.append(f"PriorityClass {c.name} uses the reserved prefix {SYSTEM_PRIORITY_CLASS_PREFIX!r}")
+            warnings.append(
+                f"PriorityClass {c.name} uses the reserved prefix {SYSTEM_PRIORITY_CLASS_PREFIX!r}"
+            )
     return warnings

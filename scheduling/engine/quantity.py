@@ -24,9 +24,7 @@ _DECIMAL = {
     "E": Fraction(10**18),
 }
 # sign, digits with an optional fraction, then a binary/decimal suffix or an exponent.
-_QUANTITY = re.compile(
-    r"^([+-]?)(\d+\.?\d*|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$"
-)
+_QUANTITY = re.compile(r"^([+-]?)(\d+\.?\d*|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$")
 
 
 class QuantityError(ValueError):

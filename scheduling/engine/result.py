@@ -60,7 +60,11 @@ class Result:
             "candidates": [candidate_dict(c) for c in self.candidates],
             "tied_nodes": list(self.tied_nodes),
             "rejected_nodes": [
-                {"node": r.node, "reasons": list(r.status.reasons), "preemption_can_help": r.preemption_can_help}
+                {
+                    "node": r.node,
+                    "reasons": list(r.status.reasons),
+                    "preemption_can_help": r.preemption_can_help,
+                }
                 for r in self.rejected_nodes
             ],
             "message": self.message,

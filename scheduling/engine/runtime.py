@@ -22,10 +22,14 @@ from .plugins.registry import default_plugins
 class Framework:
     def __init__(self, handle: Handle, plugins: list[tuple[str, Any]] | None = None) -> None:
         self.handle = handle
-        self.plugins: list[Any] = [cls(handle) for _, cls in (plugins if plugins is not None else default_plugins())]
+        self.plugins: list[Any] = [
+            cls(handle) for _, cls in (plugins if plugins is not None else default_plugins())
+        ]
         self.pre_filter_plugins = [p for p in self.plugins if hasattr(p, "pre_filter")]
         self.filter_plugins = [p for p in self.plugins if hasattr(p, "filter")]
-        self.extension_plugins = [p for p in self.plugins if hasattr(p, "add_pod") and hasattr(p, "remove_pod")]
+        self.extension_plugins = [
+            p for p in self.plugins if hasattr(p, "add_pod") and hasattr(p, "remove_pod")
+        ]
         self.pre_score_plugins = [p for p in self.plugins if hasattr(p, "pre_score")]
         self.score_plugins = [p for p in self.plugins if hasattr(p, "score")]
         self.weights = handle.config.weights
@@ -67,7 +71,9 @@ class Framework:
                 return Status(Code.ERROR, *s.reasons, plugin=pl.name)
         return SUCCESS
 
-    def run_remove_pod(self, state: CycleState, pod: Pod, to_remove: Pod, node_info: NodeInfo) -> Status:
+    def run_remove_pod(
+        self, state: CycleState, pod: Pod, to_remove: Pod, node_info: NodeInfo
+    ) -> Status:
         for pl in self.extension_plugins:
             if pl.name in state.skip_filter_plugins:
                 continue
@@ -90,7 +96,9 @@ class Framework:
                 return Status(s.code, *s.reasons, plugin=pl.name)
         return SUCCESS
 
-    def add_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[bool, CycleState, NodeInfo]:
+    def add_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> tuple[bool, CycleState, NodeInfo]:
         """addGENominatedPods: pods nominated here with priority >= the pod's, on copies."""
         nominated = self.handle.nominated_pods_for_node(node_info.name)
         if not nominated:
@@ -110,7 +118,9 @@ class Framework:
                     raise RuntimeError(f"add nominated pod {np.key}: {s.message()}")
         return added, state_out, info_out
 
-    def run_filter_with_nominated_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+    def run_filter_with_nominated_pods(
+        self, state: CycleState, pod: Pod, node_info: NodeInfo
+    ) -> Status:
         """RunFilterPluginsWithNominatedPods: with nominated pods first, then (if that
         passed and some were added) without them, so a nominated pod that would not come
         can't make the pod fit through affinity to it."""
@@ -123,7 +133,9 @@ class Framework:
         return status
 
     # Score -------------------------------------------------------------------
-    def run_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> dict[str, dict[str, int]]:
+    def run_score(
+        self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+    ) -> dict[str, dict[str, int]]:
         """RunPreScorePlugins + RunScorePlugins: node -> plugin -> weighted score."""
         active = []
         for pl in self.pre_score_plugins:

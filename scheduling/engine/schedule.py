@@ -20,7 +20,9 @@ class Diagnosis:
 
     node_to_status: dict[str, Status] = field(default_factory=dict)
     # Status of nodes not evaluated because PreFilter narrowed the node set.
-    absent_status: Status = field(default_factory=lambda: Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE))
+    absent_status: Status = field(
+        default_factory=lambda: Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
+    )
     pre_filter_msg: str = ""
 
     def get(self, node: str) -> Status:
@@ -38,7 +40,9 @@ class ScheduleResult:
     top_nodes: list[str] = field(default_factory=list)
 
 
-def find_nodes_that_fit(fw: Framework, state: CycleState, pod: Pod) -> tuple[list[NodeInfo], Diagnosis, bool]:
+def find_nodes_that_fit(
+    fw: Framework, state: CycleState, pod: Pod
+) -> tuple[list[NodeInfo], Diagnosis, bool]:
     """findNodesThatFitPod over every node (percentageOfNodesToScore=100).
 
     Returns (feasible nodes, diagnosis, nominated node passed).
@@ -56,13 +60,17 @@ def find_nodes_that_fit(fw: Framework, state: CycleState, pod: Pod) -> tuple[lis
         names = pre_res.node_names
         nodes = [ni for ni in all_nodes if ni.name in names]
         diagnosis.absent_status = Status(
-            Code.UNSCHEDULABLE_AND_UNRESOLVABLE, f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(narrowed))}]"
+            Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
+            f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(narrowed))}]",
         )
     nominated_ok = False
     nominated = pod.nominated_node_name
     if nominated:
-        ni = fw.handle.node_info(nominated)
-        if ni is not None and fw.run_filter_with_nominated_pods(state, pod, ni).is_success():
+        nominated_info = fw.handle.node_info(nominated)
+        if (
+            nominated_info is not None
+            and fw.run_filter_with_nominated_pods(state, pod, nominated_info).is_success()
+        ):
             nominated_ok = True
     feasible: list[NodeInfo] = []
     for ni in nodes:

@@ -38,14 +38,20 @@ def _check(vector: dict[str, Any]) -> list[str]:
         for node in sorted(set(ours) & set(theirs)):
             victims = [f"{v['namespace']}/{v['name']}" for v in theirs[node]["victims"]]
             expect(f"{node} victims", ours[node]["victims"], victims)
-            expect(f"{node} pdb_violations", ours[node]["pdb_violations"], theirs[node]["numPDBViolations"])
+            expect(
+                f"{node} pdb_violations",
+                ours[node]["pdb_violations"],
+                theirs[node]["numPDBViolations"],
+            )
         if pre["tieSet"] and got["node"] not in pre["tieSet"]:
             problems.append(f"node {got['node']} not in tieSet {pre['tieSet']}")
         expect("message", got["message"], exp["fitError"])
     rejected = {r["node"]: r["reasons"] for r in got["rejected_nodes"]}
     for node, st in exp.get("nodes", {}).items():
         if "filter" in st:
-            expect(f"{node} reasons", sorted(rejected.get(node, [])), sorted(st["filter"]["reasons"]))
+            expect(
+                f"{node} reasons", sorted(rejected.get(node, [])), sorted(st["filter"]["reasons"])
+            )
     return problems
 
 

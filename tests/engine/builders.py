@@ -12,8 +12,16 @@ class PodBuilder:
         self._pod: dict[str, Any] = {
             "apiVersion": "v1",
             "kind": "Pod",
-            "metadata": {"name": name, "namespace": namespace, "uid": f"uid-{namespace}-{name}", "labels": {}},
-            "spec": {"containers": [{"name": "c0", "image": "app:1", "resources": {"requests": {}}}], "schedulerName": "default-scheduler"},
+            "metadata": {
+                "name": name,
+                "namespace": namespace,
+                "uid": f"uid-{namespace}-{name}",
+                "labels": {},
+            },
+            "spec": {
+                "containers": [{"name": "c0", "image": "app:1", "resources": {"requests": {}}}],
+                "schedulerName": "default-scheduler",
+            },
             "status": {"phase": "Pending"},
         }
 
@@ -55,12 +63,18 @@ class PodBuilder:
 
     def container(self, image: str = "app:1", **requests: str) -> PodBuilder:
         n = len(self._spec["containers"])
-        self._spec["containers"].append({"name": f"c{n}", "image": image, "resources": {"requests": dict(requests)}})
+        self._spec["containers"].append(
+            {"name": f"c{n}", "image": image, "resources": {"requests": dict(requests)}}
+        )
         return self
 
     def init_container(self, sidecar: bool = False, **requests: str) -> PodBuilder:
         inits = self._spec.setdefault("initContainers", [])
-        c: dict[str, Any] = {"name": f"init{len(inits)}", "image": "init:1", "resources": {"requests": dict(requests)}}
+        c: dict[str, Any] = {
+            "name": f"init{len(inits)}",
+            "image": "init:1",
+            "resources": {"requests": dict(requests)},
+        }
         if sidecar:
             c["restartPolicy"] = "Always"
         inits.append(c)
@@ -100,8 +114,12 @@ class PodBuilder:
             ]
         return self
 
-    def toleration(self, key: str = "", value: str = "", effect: str = "", operator: str = "Equal") -> PodBuilder:
-        self._spec.setdefault("tolerations", []).append({"key": key, "value": value, "effect": effect, "operator": operator})
+    def toleration(
+        self, key: str = "", value: str = "", effect: str = "", operator: str = "Equal"
+    ) -> PodBuilder:
+        self._spec.setdefault("tolerations", []).append(
+            {"key": key, "value": value, "effect": effect, "operator": operator}
+        )
         return self
 
     def node_selector(self, **labels: str) -> PodBuilder:
@@ -111,7 +129,9 @@ class PodBuilder:
     def node_affinity_in(self, key: str, *values: str) -> PodBuilder:
         self._spec.setdefault("affinity", {})["nodeAffinity"] = {
             "requiredDuringSchedulingIgnoredDuringExecution": {
-                "nodeSelectorTerms": [{"matchExpressions": [{"key": key, "operator": "In", "values": list(values)}]}]
+                "nodeSelectorTerms": [
+                    {"matchExpressions": [{"key": key, "operator": "In", "values": list(values)}]}
+                ]
             }
         }
         return self
@@ -119,11 +139,18 @@ class PodBuilder:
     def preferred_node_affinity(self, weight: int, key: str, *values: str) -> PodBuilder:
         na = self._spec.setdefault("affinity", {}).setdefault("nodeAffinity", {})
         na.setdefault("preferredDuringSchedulingIgnoredDuringExecution", []).append(
-            {"weight": weight, "preference": {"matchExpressions": [{"key": key, "operator": "In", "values": list(values)}]}}
+            {
+                "weight": weight,
+                "preference": {
+                    "matchExpressions": [{"key": key, "operator": "In", "values": list(values)}]
+                },
+            }
         )
         return self
 
-    def pod_affinity(self, kind: str, term: dict[str, Any], required: bool = True, weight: int = 1) -> PodBuilder:
+    def pod_affinity(
+        self, kind: str, term: dict[str, Any], required: bool = True, weight: int = 1
+    ) -> PodBuilder:
         """kind: "podAffinity" or "podAntiAffinity"; term: a PodAffinityTerm dict."""
         section = self._spec.setdefault("affinity", {}).setdefault(kind, {})
         if required:
@@ -134,7 +161,9 @@ class PodBuilder:
             )
         return self
 
-    def spread(self, max_skew: int, topology_key: str, when: str = "DoNotSchedule", **match_labels: str) -> PodBuilder:
+    def spread(
+        self, max_skew: int, topology_key: str, when: str = "DoNotSchedule", **match_labels: str
+    ) -> PodBuilder:
         self._spec.setdefault("topologySpreadConstraints", []).append(
             {
                 "maxSkew": max_skew,
@@ -167,7 +196,14 @@ class NodeBuilder:
             "kind": "Node",
             "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
             "spec": {},
-            "status": {"allocatable": {"cpu": "4", "memory": "16Gi", "ephemeral-storage": "100Gi", "pods": "110"}},
+            "status": {
+                "allocatable": {
+                    "cpu": "4",
+                    "memory": "16Gi",
+                    "ephemeral-storage": "100Gi",
+                    "pods": "110",
+                }
+            },
         }
 
     def capacity(self, **resources: str) -> NodeBuilder:
@@ -188,7 +224,9 @@ class NodeBuilder:
         return self.label("topology.kubernetes.io/zone", zone)
 
     def taint(self, key: str, value: str = "", effect: str = "NoSchedule") -> NodeBuilder:
-        self._node["spec"].setdefault("taints", []).append({"key": key, "value": value, "effect": effect})
+        self._node["spec"].setdefault("taints", []).append(
+            {"key": key, "value": value, "effect": effect}
+        )
         return self
 
     def unschedulable(self) -> NodeBuilder:
@@ -196,7 +234,9 @@ class NodeBuilder:
         return self.taint("node.kubernetes.io/unschedulable")
 
     def image(self, size: int, *names: str) -> NodeBuilder:
-        self._node["status"].setdefault("images", []).append({"names": list(names), "sizeBytes": size})
+        self._node["status"].setdefault("images", []).append(
+            {"names": list(names), "sizeBytes": size}
+        )
         return self
 
     def obj(self) -> dict[str, Any]:
@@ -234,7 +274,9 @@ def make_pdb(
     }
 
 
-def make_priority_class(name: str, value: int, *, global_default: bool = False, policy: str | None = None) -> dict[str, Any]:
+def make_priority_class(
+    name: str, value: int, *, global_default: bool = False, policy: str | None = None
+) -> dict[str, Any]:
     pc: dict[str, Any] = {
         "apiVersion": "scheduling.k8s.io/v1",
         "kind": "PriorityClass",
@@ -248,4 +290,9 @@ def make_priority_class(name: str, value: int, *, global_default: bool = False, 
 
 
 def as_list(*items: dict[str, Any]) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": list(items)}
+    return {
+        "apiVersion": "v1",
+        "kind": "List",
+        "metadata": {"resourceVersion": ""},
+        "items": list(items),
+    }

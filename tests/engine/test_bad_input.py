@@ -17,9 +17,18 @@ def test_invalid_quantity_names_item_kind_object_and_field() -> None:
     with pytest.raises(InvalidInput) as e:
         load_cluster(as_list(*pods), source="snap.json")
     err = e.value
-    assert (err.source, err.index, err.kind, err.namespace, err.name) == ("snap.json", 12, "Pod", "default", "web-12")
+    assert (err.source, err.index, err.kind, err.namespace, err.name) == (
+        "snap.json",
+        12,
+        "Pod",
+        "default",
+        "web-12",
+    )
     assert err.field == "spec.containers[0].resources.requests.cpu"
-    assert str(err) == 'snap.json: items[12] Pod default/web-12: spec.containers[0].resources.requests.cpu: invalid quantity "abc"'
+    assert (
+        str(err)
+        == 'snap.json: items[12] Pod default/web-12: spec.containers[0].resources.requests.cpu: invalid quantity "abc"'
+    )
 
 
 def test_unknown_priority_class_on_the_pending_pod() -> None:
@@ -30,8 +39,11 @@ def test_unknown_priority_class_on_the_pending_pod() -> None:
 
 
 def test_invalid_label_selector_operator() -> None:
-    pdb = {"kind": "PodDisruptionBudget", "metadata": {"name": "b", "namespace": "ns"},
-           "spec": {"selector": {"matchExpressions": [{"key": "a", "operator": "Like"}]}}}
+    pdb = {
+        "kind": "PodDisruptionBudget",
+        "metadata": {"name": "b", "namespace": "ns"},
+        "spec": {"selector": {"matchExpressions": [{"key": "a", "operator": "Like"}]}},
+    }
     with pytest.raises(InvalidInput) as e:
         load_cluster([pdb])
     assert e.value.kind == "PodDisruptionBudget" and e.value.name == "b"
@@ -48,7 +60,12 @@ def test_object_without_kind_or_name() -> None:
 
 
 def test_other_kinds_are_skipped_and_counted() -> None:
-    cluster = load_cluster([{"kind": "Service", "metadata": {"name": "s"}}, {"kind": "Service", "metadata": {"name": "t"}}])
+    cluster = load_cluster(
+        [
+            {"kind": "Service", "metadata": {"name": "s"}},
+            {"kind": "Service", "metadata": {"name": "t"}},
+        ]
+    )
     assert cluster.skipped == {"Service": 2}
 
 
@@ -68,7 +85,10 @@ def test_priority_class_warnings() -> None:
 
 def test_global_default_lowest_value_applies() -> None:
     cluster = load_cluster(
-        as_list(make_priority_class("a", 10, global_default=True), make_priority_class("b", 20, global_default=True))
+        as_list(
+            make_priority_class("a", 10, global_default=True),
+            make_priority_class("b", 20, global_default=True),
+        )
     )
     result = analyze(cluster, make_pod("p").obj())
     assert (result.priority, result.priority_class) == (10, "a")
@@ -80,7 +100,9 @@ def test_read_documents_yaml_multi_document_and_lists() -> None:
 
 
 def test_read_documents_json() -> None:
-    assert read_documents(b'{"kind":"List","items":[{"kind":"Node"}]}', "x.json") == [{"kind": "Node"}]
+    assert read_documents(b'{"kind":"List","items":[{"kind":"Node"}]}', "x.json") == [
+        {"kind": "Node"}
+    ]
 
 
 def test_billion_laughs_is_refused_fast() -> None:

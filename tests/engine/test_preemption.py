@@ -12,8 +12,18 @@ from scheduling.engine.preemption.evaluator import Candidate, pick_one_node_for_
 from .builders import as_list, make_node, make_pdb, make_pod
 
 
-def _running(name: str, node: str, prio: int, cpu: str, start: str, **labels: str) -> dict[str, Any]:
-    return make_pod(name).priority(prio).req(cpu=cpu).node(node).start_time(start).labels(**labels).obj()
+def _running(
+    name: str, node: str, prio: int, cpu: str, start: str, **labels: str
+) -> dict[str, Any]:
+    return (
+        make_pod(name)
+        .priority(prio)
+        .req(cpu=cpu)
+        .node(node)
+        .start_time(start)
+        .labels(**labels)
+        .obj()
+    )
 
 
 def test_documented_example_preempts_only_the_priority_2_pod() -> None:
@@ -32,7 +42,10 @@ def test_documented_example_preempts_only_the_priority_2_pod() -> None:
 
 
 def test_never_policy_is_not_eligible() -> None:
-    snapshot = as_list(make_node("n1").capacity(cpu="1").obj(), _running("low", "n1", 0, "1", "2025-06-02T08:00:00Z"))
+    snapshot = as_list(
+        make_node("n1").capacity(cpu="1").obj(),
+        _running("low", "n1", 0, "1", "2025-06-02T08:00:00Z"),
+    )
     pod = make_pod("p").priority(10).req(cpu="1").preemption_policy("Never").obj()
     result = analyze(snapshot, pod).to_dict()
     assert result["outcome"] == "unschedulable"
@@ -43,16 +56,28 @@ def test_never_policy_is_not_eligible() -> None:
 def test_terminating_victim_on_nominated_node_blocks_preemption() -> None:
     snapshot = as_list(
         make_node("n1").capacity(cpu="1").obj(),
-        make_pod("going").priority(0).req(cpu="1").node("n1").start_time("2025-06-02T08:00:00Z").terminating().obj(),
+        make_pod("going")
+        .priority(0)
+        .req(cpu="1")
+        .node("n1")
+        .start_time("2025-06-02T08:00:00Z")
+        .terminating()
+        .obj(),
     )
     pod = make_pod("p").priority(10).req(cpu="1").nominated("n1").obj()
     result = analyze(snapshot, pod).to_dict()
     assert result["eligible"] is False
-    assert result["ineligible_reason"] == "not eligible due to a terminating pod on the nominated node."
+    assert (
+        result["ineligible_reason"]
+        == "not eligible due to a terminating pod on the nominated node."
+    )
 
 
 def test_no_lower_priority_pods_gives_no_victims_status() -> None:
-    snapshot = as_list(make_node("n1").capacity(cpu="1").obj(), _running("high", "n1", 100, "1", "2025-06-02T08:00:00Z"))
+    snapshot = as_list(
+        make_node("n1").capacity(cpu="1").obj(),
+        _running("high", "n1", 100, "1", "2025-06-02T08:00:00Z"),
+    )
     result = analyze(snapshot, make_pod("p").priority(10).req(cpu="1").obj()).to_dict()
     assert result["outcome"] == "unschedulable"
     assert result["message"] == (
@@ -71,7 +96,10 @@ def test_unresolvable_nodes_are_not_candidates() -> None:
     assert result["outcome"] == "unschedulable"
     assert result["candidates"] == []
     reasons = {r["node"]: r["reasons"] for r in result["rejected_nodes"]}
-    assert reasons == {"small": ["Insufficient cpu"], "tainted": ["node(s) had untolerated taint(s)"]}
+    assert reasons == {
+        "small": ["Insufficient cpu"],
+        "tainted": ["node(s) had untolerated taint(s)"],
+    }
 
 
 def test_pdb_violating_pods_are_reprieved_first() -> None:
@@ -112,7 +140,10 @@ def test_disrupted_pods_do_not_consume_the_budget() -> None:
 
 def test_pdb_with_empty_selector_matches_nothing() -> None:
     cluster = load_cluster(
-        as_list(_running("a", "n1", 1, "1", "2025-06-02T08:00:00Z", app="db"), make_pdb("all", selector={}))
+        as_list(
+            _running("a", "n1", 1, "1", "2025-06-02T08:00:00Z", app="db"),
+            make_pdb("all", selector={}),
+        )
     )
     assert cluster.pdbs_for_pod(cluster.pods[0]) == ()
 

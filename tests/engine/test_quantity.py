@@ -2,7 +2,13 @@ from fractions import Fraction
 
 import pytest
 
-from scheduling.engine.quantity import QuantityError, milli_value, parse_quantity, resource_value, value
+from scheduling.engine.quantity import (
+    QuantityError,
+    milli_value,
+    parse_quantity,
+    resource_value,
+    value,
+)
 
 
 @pytest.mark.parametrize(
@@ -48,7 +54,9 @@ def test_parse_golden(text: str, expected: Fraction) -> None:
     assert parse_quantity(text) == expected
 
 
-@pytest.mark.parametrize("text", ["", "abc", "1.2.3", "1Ki2", "1 Gi", "Mi", "1KI", "1ki", "--1", "1e", "0x10", "1.5.Gi"])
+@pytest.mark.parametrize(
+    "text", ["", "abc", "1.2.3", "1Ki2", "1 Gi", "Mi", "1KI", "1ki", "--1", "1e", "0x10", "1.5.Gi"]
+)
 def test_parse_rejects(text: str) -> None:
     with pytest.raises(QuantityError):
         parse_quantity(text)

@@ -20,7 +20,9 @@ def test_init_container_peak_wins_when_larger() -> None:
 
 
 def test_sidecars_add_to_the_total_and_to_later_init_peaks() -> None:
-    p = _pod(make_pod("p").req(cpu="1").init_container(sidecar=True, cpu="500m").init_container(cpu="1"))
+    p = _pod(
+        make_pod("p").req(cpu="1").init_container(sidecar=True, cpu="500m").init_container(cpu="1")
+    )
     # regular 1 + sidecar 0.5 = 1.5; the later init runs beside the sidecar: 1 + 0.5 = 1.5
     assert p.requests["cpu"] == 1500
 

@@ -6,7 +6,12 @@ import pytest
 import yaml
 from django.core.management import CommandError, call_command
 
-VECTOR = Path(__file__).parents[1] / "conformance" / "vectors" / "0001-handwritten-a-single-node-10cpu.json"
+VECTOR = (
+    Path(__file__).parents[1]
+    / "conformance"
+    / "vectors"
+    / "0001-handwritten-a-single-node-10cpu.json"
+)
 
 
 @pytest.fixture
@@ -38,7 +43,22 @@ def test_it_prints_a_readable_report(files: tuple[Path, Path]) -> None:
 
 def test_it_reports_bad_input_without_traceback(files: tuple[Path, Path], tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"kind": "List", "items": [{"kind": "Node", "metadata": {"name": "n"},
-                                                        "status": {"allocatable": {"cpu": "x"}}}]}))
-    with pytest.raises(CommandError, match=r'bad.json: items\[0\] Node n: status.allocatable.cpu: invalid quantity "x"'):
+    bad.write_text(
+        json.dumps(
+            {
+                "kind": "List",
+                "items": [
+                    {
+                        "kind": "Node",
+                        "metadata": {"name": "n"},
+                        "status": {"allocatable": {"cpu": "x"}},
+                    }
+                ],
+            }
+        )
+    )
+    with pytest.raises(
+        CommandError,
+        match=r'bad.json: items\[0\] Node n: status.allocatable.cpu: invalid quantity "x"',
+    ):
         call_command("whatif", str(bad), str(files[1]))

@@ -40,7 +40,9 @@ class NodeAffinity:
     def __init__(self, handle: Handle) -> None:
         self.handle = handle
 
-    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status]:
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
         req = pod.required_node_affinity
         if req is None and not pod.node_selector:
             return None, Status(Code.SKIP)
@@ -73,7 +75,9 @@ class NodeAffinity:
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         labels = node_info.node.labels
-        return sum(w for w, term in pod.preferred_node_affinity if term.matches(labels, node_info.name))
+        return sum(
+            w for w, term in pod.preferred_node_affinity if term.matches(labels, node_info.name)
+        )
 
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> None:
         default_normalize_score(MAX_NODE_SCORE, False, scores)

@@ -13,11 +13,17 @@ ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
 DEFAULT_BIND_ALL_HOST_IP = "0.0.0.0"
 
 
-def ports_conflict(used: dict[tuple[str, str, int], int], wanted: list[tuple[str, str, int]]) -> bool:
+def ports_conflict(
+    used: dict[tuple[str, str, int], int], wanted: list[tuple[str, str, int]]
+) -> bool:
     """HostPortInfo.CheckConflict: 0.0.0.0 conflicts with every IP of the same protocol/port."""
     for ip, proto, port in wanted:
         for uip, uproto, uport in used:
-            if uport == port and uproto == proto and (ip == uip or ip == DEFAULT_BIND_ALL_HOST_IP or uip == DEFAULT_BIND_ALL_HOST_IP):
+            if (
+                uport == port
+                and uproto == proto
+                and (ip in (uip, DEFAULT_BIND_ALL_HOST_IP) or uip == DEFAULT_BIND_ALL_HOST_IP)
+            ):
                 return True
     return False
 
@@ -28,7 +34,9 @@ class NodePorts:
     def __init__(self, handle: Handle) -> None:
         self.handle = handle
 
-    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status]:
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
         if not pod.host_ports:
             return None, Status(Code.SKIP)
         return None, SUCCESS

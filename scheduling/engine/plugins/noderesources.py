@@ -24,7 +24,13 @@ def fit_requests(pod: Pod) -> list[tuple[str, int]]:
     """The pod's requests in the order fitsRequest checks them: cpu, memory, storage, scalars."""
     req = pod.requests
     out = [(k, req[k]) for k in _NATIVE_ORDER if req.get(k)]
-    out.extend(sorted((k, v) for k, v in req.items() if v and k not in _NATIVE_ORDER and is_scalar_resource_name(k)))
+    out.extend(
+        sorted(
+            (k, v)
+            for k, v in req.items()
+            if v and k not in _NATIVE_ORDER and is_scalar_resource_name(k)
+        )
+    )
     return out
 
 
@@ -37,7 +43,9 @@ class InsufficientResource(NamedTuple):
     unresolvable: bool
 
 
-def fits_request(requests: list[tuple[str, int]], node_info: NodeInfo) -> list[InsufficientResource]:
+def fits_request(
+    requests: list[tuple[str, int]], node_info: NodeInfo
+) -> list[InsufficientResource]:
     """noderesources.fitsRequest: every resource the node lacks, in the scheduler's order."""
     out: list[InsufficientResource] = []
     alloc = node_info.node.allocatable
@@ -50,7 +58,9 @@ def fits_request(requests: list[tuple[str, int]], node_info: NodeInfo) -> list[I
         cap = alloc.get(name, 0)
         have = used.get(name, 0)
         if want > cap - have:
-            out.append(InsufficientResource(name, f"Insufficient {name}", want, have, cap, want > cap))
+            out.append(
+                InsufficientResource(name, f"Insufficient {name}", want, have, cap, want > cap)
+            )
     return out
 
 
@@ -71,7 +81,9 @@ class Fit:
         self.handle = handle
         self.resources = handle.config.fit_score_resources
 
-    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> tuple[PreFilterResult | None, Status]:
+    def pre_filter(
+        self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+    ) -> tuple[PreFilterResult | None, Status]:
         state.write(_PRE_FILTER_KEY, _FitState(fit_requests(pod)))
         return None, SUCCESS
 
@@ -88,7 +100,9 @@ class Fit:
         return Status(code, *(r.reason for r in insufficient))
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
-        requested, allocatable = _requested_allocatable(self.resources, pod, node_info, use_requested=False)
+        requested, allocatable = _requested_allocatable(
+            self.resources, pod, node_info, use_requested=False
+        )
         return least_requested_score(self.resources, requested, allocatable)
 
 
@@ -126,7 +140,9 @@ def _requested_allocatable(
     return requested, allocatable
 
 
-def least_requested_score(resources: list[tuple[str, int]], requested: list[int], allocatable: list[int]) -> int:
+def least_requested_score(
+    resources: list[tuple[str, int]], requested: list[int], allocatable: list[int]
+) -> int:
     node_score = 0
     weight_sum = 0
     for (_, weight), req, cap in zip(resources, requested, allocatable, strict=True):
@@ -170,5 +186,7 @@ class BalancedAllocation:
         return SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
-        requested, allocatable = _requested_allocatable(self.resources, pod, node_info, use_requested=True)
+        requested, allocatable = _requested_allocatable(
+            self.resources, pod, node_info, use_requested=True
+        )
         return balanced_resource_score(requested, allocatable)

@@ -9,7 +9,11 @@ from . import names
 from .tainttoleration import toleration_tolerates
 
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
-_UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "value": "", "effect": "NoSchedule"}
+_UNSCHEDULABLE_TAINT = {
+    "key": "node.kubernetes.io/unschedulable",
+    "value": "",
+    "effect": "NoSchedule",
+}
 
 
 class NodeUnschedulable:

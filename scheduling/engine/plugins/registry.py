@@ -68,7 +68,12 @@ DEFAULT_PROFILE: list[str] = [
 # Filters whose answer depends on the other pods of the node (not only on the node):
 # victim selection must re-run these after every change to the node's pods.
 POD_DEPENDENT_FILTERS = frozenset(
-    {names.NODE_PORTS, names.NODE_RESOURCES_FIT, names.POD_TOPOLOGY_SPREAD, names.INTER_POD_AFFINITY}
+    {
+        names.NODE_PORTS,
+        names.NODE_RESOURCES_FIT,
+        names.POD_TOPOLOGY_SPREAD,
+        names.INTER_POD_AFFINITY,
+    }
 )
 
 

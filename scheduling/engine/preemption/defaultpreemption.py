@@ -25,7 +25,9 @@ def is_preemption_allowed(victim: Pod, preemptor: Pod) -> bool:
     return victim.priority < preemptor.priority
 
 
-def pod_eligible_to_preempt_others(fw: Framework, pod: Pod, nominated_node_status: Status) -> tuple[bool, str]:
+def pod_eligible_to_preempt_others(
+    fw: Framework, pod: Pod, nominated_node_status: Status
+) -> tuple[bool, str]:
     if pod.preemption_policy == PREEMPT_NEVER:
         return False, NOT_ELIGIBLE_NEVER
     nom = pod.nominated_node_name
@@ -138,17 +140,18 @@ def _select_victims_resources_only(
     def fits() -> bool:
         if count + 1 > max_pods:
             return False
-        for k, want in requests:
-            if want > alloc.get(k, 0) - used.get(k, 0):
-                return False
-        return True
+        return all(want <= alloc.get(k, 0) - used.get(k, 0) for k, want in requests)
 
     if not fits():
         probe = node_info.clone()
         probe.pods = [None] * count  # type: ignore[list-item]
         probe.requested = used
         reasons = fits_request(requests, probe)
-        code = Code.UNSCHEDULABLE_AND_UNRESOLVABLE if any(r.unresolvable for r in reasons) else Code.UNSCHEDULABLE
+        code = (
+            Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+            if any(r.unresolvable for r in reasons)
+            else Code.UNSCHEDULABLE
+        )
         return None, Status(code, *(r.reason for r in reasons), plugin=names.NODE_RESOURCES_FIT)
     potential.sort(key=importance_key)
     violating, non_violating = filter_pods_with_pdb_violation(fw.handle.cluster, potential)

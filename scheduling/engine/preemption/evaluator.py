@@ -134,7 +134,9 @@ def preempt(fw: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis) ->
         len(potential), cfg.min_candidate_nodes_percentage, cfg.min_candidate_nodes_absolute
     )
     present = {p.name for p in fw.filter_plugins}
-    active_pod_dependent = {n for n in POD_DEPENDENT_FILTERS & present if n not in state.skip_filter_plugins}
+    active_pod_dependent = {
+        n for n in POD_DEPENDENT_FILTERS & present if n not in state.skip_filter_plugins
+    }
     res.fast_path = active_pod_dependent <= {names.NODE_RESOURCES_FIT}
     for ni in potential:
         state_copy = state if res.fast_path else state.clone()
@@ -147,7 +149,9 @@ def preempt(fw: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis) ->
         res.node_statuses[ni.name] = status
     if not res.candidates:
         res.message = fit_error_message(
-            len(all_nodes), res.node_statuses, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, PREEMPTION_NOT_HELPFUL)
+            len(all_nodes),
+            res.node_statuses,
+            Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, PREEMPTION_NOT_HELPFUL),
         )
         return res
     res.chosen, res.tied = pick_one_node_for_preemption(res.candidates)

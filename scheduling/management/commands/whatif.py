@@ -23,14 +23,22 @@ def _read(path: str) -> list[dict[str, Any]]:
 def render_text(result: Result) -> str:
     r = result.to_dict()
     lines: list[str] = []
-    who = f"{r['pod']} (priority {r['priority']}" + (f", class {r['priority_class']}" if r["priority_class"] else "") + ")"
+    who = (
+        f"{r['pod']} (priority {r['priority']}"
+        + (f", class {r['priority_class']}" if r["priority_class"] else "")
+        + ")"
+    )
     if r["outcome"] == "fits":
         lines.append(f"{who} fits: it would be bound to {r['node']} ({result.host_selection}).")
         lines.append(f"Feasible nodes: {len(r['feasible_nodes'])} of {result.num_nodes}.")
         if result.top_scored_nodes:
-            lines.append(f"Top score {result.totals[result.top_scored_nodes[0]]}: {', '.join(result.top_scored_nodes)}")
+            lines.append(
+                f"Top score {result.totals[result.top_scored_nodes[0]]}: {', '.join(result.top_scored_nodes)}"
+            )
     elif r["outcome"] == "preempts":
-        lines.append(f"{who} preempts on {r['node']}: {len(r['victims'])} victim(s), {r['pdb_violations']} PDB violation(s).")
+        lines.append(
+            f"{who} preempts on {r['node']}: {len(r['victims'])} victim(s), {r['pdb_violations']} PDB violation(s)."
+        )
         for v in r["victims"]:
             lines.append(f"  victim {v}")
     else:
@@ -40,7 +48,9 @@ def render_text(result: Result) -> str:
     if r["candidates"]:
         lines.append("")
         lines.append("Candidates (best first):")
-        lines.append(f"  {'node':30} {'pdb':>4} {'highest':>11} {'sum':>12} {'victims':>7}  {'earliest start':20}  eliminated by")
+        lines.append(
+            f"  {'node':30} {'pdb':>4} {'highest':>11} {'sum':>12} {'victims':>7}  {'earliest start':20}  eliminated by"
+        )
         for c in r["candidates"]:
             lines.append(
                 f"  {c['node']:30} {c['pdb_violations']:>4} {c['highest_victim_priority']:>11} {c['priority_sum']:>12} "
@@ -69,13 +79,17 @@ class Command(BaseCommand):
     help = "Where would kube-scheduler put POD on SNAPSHOT, and whom would it preempt?"
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("snapshot", help="kubectl get nodes,pods,pdb,priorityclasses -A -o json|yaml")
+        parser.add_argument(
+            "snapshot", help="kubectl get nodes,pods,pdb,priorityclasses -A -o json|yaml"
+        )
         parser.add_argument("pod", help="the pending Pod manifest (JSON or YAML)")
         parser.add_argument("--format", choices=("text", "json"), default="text")
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            cluster = load_cluster(_read(options["snapshot"]), source=Path(options["snapshot"]).name)
+            cluster = load_cluster(
+                _read(options["snapshot"]), source=Path(options["snapshot"]).name
+            )
             pods = [d for d in _read(options["pod"]) if d.get("kind") in ("Pod", None)]
             if len(pods) != 1:
                 raise CommandError(f"{options['pod']}: expected exactly one Pod, found {len(pods)}")
