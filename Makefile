@@ -30,7 +30,7 @@ lint: install
 	$(BIN)/ruff format --check .
 
 check-types: install
-	$(BIN)/mypy
+	DEBUG=1 $(BIN)/mypy
 
 # Everything on PostgreSQL and Redis with real worker processes and a real
 # browser, then the suite that touches the database again on the SQLite default.
