@@ -13,6 +13,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("snapshots/", include("clusters.urls")),
     path("api/", include("clusters.api.urls")),
+    path("api/", include("scheduling.api.urls")),
+    path("", include("scheduling.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
 ]

@@ -1,0 +1,118 @@
+"""Shapes of the analyses API (DESIGN.md): submit, status and result, share links."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from scheduling import services
+from scheduling.models import Analysis, ShareLink
+
+
+class AnalysisCreateSerializer(serializers.Serializer):
+    """Either the Pod as a JSON object, or a manifest (YAML or JSON text) holding one Pod."""
+
+    pod = serializers.JSONField(
+        required=False, help_text="The pending Pod as a JSON object (kind Pod)."
+    )
+    manifest = serializers.CharField(
+        required=False,
+        trim_whitespace=False,
+        help_text="A YAML or JSON manifest holding exactly one Pod.",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        has_pod, has_manifest = "pod" in attrs, bool(attrs.get("manifest"))
+        if has_pod == has_manifest:
+            raise serializers.ValidationError(
+                {"non_field_errors": ["Give exactly one of 'pod' and 'manifest'."]}
+            )
+        if has_manifest:
+            try:
+                attrs["pod"] = services.pod_from_manifest(text=attrs["manifest"])
+            except services.PodRejected as e:
+                raise serializers.ValidationError({"manifest": [e.message]}) from None
+        elif not isinstance(attrs["pod"], dict):
+            raise serializers.ValidationError({"pod": ["Must be a JSON object (a Pod)."]})
+        return attrs
+
+
+class AnalysisAcceptedSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField(help_text="Where to GET the status and the result.")
+
+    class Meta:
+        model = Analysis
+        fields = ("id", "url", "status")
+
+    def get_url(self, obj: Analysis) -> str:
+        return self.context["request"].build_absolute_uri(
+            reverse("scheduling-api:analysis-detail", args=[obj.pk])
+        )
+
+
+class AnalysisSerializer(AnalysisAcceptedSerializer):
+    page_url = serializers.SerializerMethodField(help_text="The analysis' page in the browser.")
+    snapshot = serializers.IntegerField(source="snapshot_id", read_only=True)
+    pod = serializers.CharField(source="pod_key", read_only=True, help_text='"namespace/name"')
+
+    class Meta:
+        model = Analysis
+        fields = (
+            "id",
+            "url",
+            "page_url",
+            "snapshot",
+            "pod",
+            "source",
+            "status",
+            "error",
+            "outcome",
+            "created",
+            "started_at",
+            "finished_at",
+            "load_seconds",
+            "engine_seconds",
+            "engine_version",
+            "attempts",
+        )
+
+    def get_page_url(self, obj: Analysis) -> str:
+        return self.context["request"].build_absolute_uri(obj.get_absolute_url())
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "nullable": True,
+        "description": "The result contract of DESIGN.md (the same JSON as "
+        "`manage.py whatif --format json`); null until the analysis is done.",
+    }
+)
+class ResultField(serializers.JSONField):
+    pass
+
+
+class AnalysisDetailSerializer(AnalysisSerializer):
+    submitted_pod = serializers.JSONField(source="pod", read_only=True)
+    result = ResultField(read_only=True)
+    details = serializers.JSONField(
+        read_only=True, help_text="The engine's explanation beyond the contract (scores, sampling)."
+    )
+
+    class Meta(AnalysisSerializer.Meta):
+        fields = (*AnalysisSerializer.Meta.fields, "submitted_pod", "result", "details")
+
+
+class ShareLinkSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField(help_text="The public read-only page.")
+    analysis = serializers.IntegerField(source="analysis_id", read_only=True)
+
+    class Meta:
+        model = ShareLink
+        fields = ("token", "url", "analysis", "created")
+
+    def get_url(self, obj: ShareLink) -> str:
+        return self.context["request"].build_absolute_uri(obj.get_absolute_url())

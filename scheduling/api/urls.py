@@ -1,0 +1,20 @@
+from django.urls import path
+
+from scheduling.api import views
+
+app_name = "scheduling-api"
+
+urlpatterns = [
+    path(
+        "snapshots/<int:snapshot_id>/analyses/",
+        views.SnapshotAnalyses.as_view(),
+        name="snapshot-analyses",
+    ),
+    path("analyses/<int:pk>/", views.AnalysisDetail.as_view(), name="analysis-detail"),
+    path(
+        "analyses/<int:pk>/share-links/",
+        views.AnalysisShareLinks.as_view(),
+        name="analysis-share-links",
+    ),
+    path("share-links/<str:token>/", views.ShareLinkDetail.as_view(), name="share-link-detail"),
+]

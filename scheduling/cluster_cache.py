@@ -1,0 +1,68 @@
+"""Parsed clusters kept by a worker process, so a second what-if on one snapshot skips the load.
+
+Keyed by the snapshot's id and the time it was ingested: a snapshot is never
+re-ingested in place today, but if it were, the stale entry would simply miss.
+A small least-recently-used cache: a 5,000-node/150,000-pod cluster holds a few
+hundred MiB, so a worker keeps only a handful.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+
+from scheduling.constants import CLUSTER_CACHE_SIZE
+
+_lock = threading.Lock()
+_entries: OrderedDict[tuple[int, str], Any] = OrderedDict()
+# Counters for tests and the benchmark: how often a lookup was served or loaded.
+stats = {"hits": 0, "misses": 0}
+
+
+def _capacity() -> int:
+    return int(getattr(settings, "PREEMPTLAB_CLUSTER_CACHE_SIZE", CLUSTER_CACHE_SIZE))
+
+
+def cluster_cache_key(*, snapshot: Any) -> tuple[int, str]:
+    marker = snapshot.ingested_at.isoformat() if snapshot.ingested_at else ""
+    return (snapshot.pk, marker)
+
+
+def cluster_cache_get(*, key: tuple[int, str], load: Callable[[], Any]) -> tuple[Any, bool]:
+    """The cached value for ``key``, or ``load()`` stored under it; and whether it was cached.
+
+    Loads outside the lock (a load can take seconds); two concurrent misses on
+    one key both load and the second result wins, which is harmless.
+    """
+    with _lock:
+        if key in _entries:
+            _entries.move_to_end(key)
+            stats["hits"] += 1
+            return _entries[key], True
+        stats["misses"] += 1
+    value = load()
+    capacity = _capacity()
+    with _lock:
+        _entries[key] = value
+        _entries.move_to_end(key)
+        # Drop other versions of the same snapshot, then the least recently used.
+        for other in [k for k in _entries if k[0] == key[0] and k != key]:
+            del _entries[other]
+        while len(_entries) > max(capacity, 1):
+            _entries.popitem(last=False)
+    return value, False
+
+
+def cluster_cache_clear() -> None:
+    with _lock:
+        _entries.clear()
+        stats["hits"] = stats["misses"] = 0
+
+
+def cluster_cache_keys() -> list[tuple[int, str]]:
+    with _lock:
+        return list(_entries)

@@ -1,0 +1,242 @@
+"""The three ways to submit a pod: a manifest, the short form, a clone of a pod.
+
+Each form builds the Pod dict and asks the engine to read it (services.pod_validate),
+so a bad quantity or an unknown class is shown next to the field it came from,
+in the engine's own words.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django import forms
+
+from clusters.models import Snapshot
+from scheduling import services
+from scheduling.constants import MAX_MANIFEST_BYTES
+
+GPU_RESOURCE = "nvidia.com/gpu"
+# Form field -> the resource it requests.
+REQUEST_FIELDS = {
+    "cpu": "cpu",
+    "memory": "memory",
+    "ephemeral_storage": "ephemeral-storage",
+    "gpu": GPU_RESOURCE,
+}
+PREEMPTION_POLICIES = [
+    ("", "From the class (or PreemptLowerPriority)"),
+    ("PreemptLowerPriority", "PreemptLowerPriority"),
+    ("Never", "Never"),
+]
+DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
+TOLERATION = re.compile(
+    r"^(?P<key>[^=:\s]*)(=(?P<value>[^:\s]*))?(:(?P<effect>NoSchedule|PreferNoSchedule|NoExecute))?$"
+)
+
+
+def _class_choices(snapshot: Snapshot) -> list[tuple[str, str]]:
+    choices = [("", "None (the global default class, or priority 0)")]
+    for pc in snapshot.priority_classes.order_by("-value", "name"):
+        default = ", global default" if pc.global_default else ""
+        choices.append((pc.name, f"{pc.name} ({pc.value:,}{default})"))
+    return choices
+
+
+def _engine_field_to_form(engine_field: str | None) -> str | None:
+    """Which field of the short form an engine error points at."""
+    if not engine_field:
+        return None
+    if engine_field.endswith("priorityClassName"):
+        return "priority_class"
+    if engine_field.endswith(".priority"):
+        return "priority"
+    if engine_field.endswith("preemptionPolicy"):
+        return "preemption_policy"
+    if "nodeSelector" in engine_field:
+        return "node_selector"
+    if "tolerations" in engine_field:
+        return "tolerations"
+    if engine_field == "metadata.name":
+        return "name"
+    if engine_field == "metadata.namespace":
+        return "namespace"
+    for form_field, resource in REQUEST_FIELDS.items():
+        if engine_field.endswith(f"requests.{resource}"):
+            return form_field
+    return None
+
+
+class ManifestForm(forms.Form):
+    manifest = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false"}),
+        help_text="A Pod in YAML or JSON, as kubectl get pod -o yaml prints it or as you would apply it.",
+    )
+    file = forms.FileField(required=False, help_text="Or upload the manifest file.")
+
+    def __init__(self, *args: Any, snapshot: Snapshot, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.snapshot = snapshot
+        self.pod: dict[str, Any] | None = None
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        upload = data.get("file")
+        text: str | bytes = data.get("manifest") or ""
+        source = "manifest"
+        if upload:
+            if upload.size > MAX_MANIFEST_BYTES:
+                self.add_error("file", f"The file is larger than {MAX_MANIFEST_BYTES:,} bytes.")
+                return data
+            text = upload.read()
+            source = upload.name
+        try:
+            pod = services.pod_from_manifest(text=text, source=source)
+            services.pod_validate(snapshot=self.snapshot, pod=pod)
+        except services.PodRejected as e:
+            self.add_error("file" if upload else "manifest", e.message)
+            return data
+        self.pod = pod
+        return data
+
+
+class PodForm(forms.Form):
+    name = forms.CharField(max_length=253, initial="whatif")
+    namespace = forms.CharField(max_length=63, initial="default")
+    priority_class = forms.ChoiceField(required=False, label="Priority class")
+    priority = forms.IntegerField(
+        required=False,
+        min_value=-(2**31),
+        max_value=2**31 - 1,
+        label="Or a raw priority",
+        help_text="Only without a class: the value spec.priority would carry.",
+    )
+    preemption_policy = forms.ChoiceField(
+        choices=PREEMPTION_POLICIES, required=False, label="Preemption policy"
+    )
+    cpu = forms.CharField(required=False, max_length=32, label="CPU", help_text="e.g. 500m or 2")
+    memory = forms.CharField(required=False, max_length=32, help_text="e.g. 512Mi or 4Gi")
+    ephemeral_storage = forms.CharField(
+        required=False, max_length=32, label="Ephemeral storage", help_text="e.g. 10Gi"
+    )
+    gpu = forms.CharField(required=False, max_length=32, label="GPUs (nvidia.com/gpu)")
+    node_selector = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="One key=value a line.",
+    )
+    tolerations = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="One a line, as kubectl taint writes them: key=value:NoSchedule, or key:NoSchedule "
+        "to tolerate any value, or key alone for every effect.",
+    )
+
+    def __init__(self, *args: Any, snapshot: Snapshot, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.snapshot = snapshot
+        self.fields["priority_class"].choices = _class_choices(snapshot)
+        self.pod: dict[str, Any] | None = None
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"].strip()
+        if not DNS_LABEL.match(name):
+            raise forms.ValidationError(
+                "Lower-case letters, digits, '-' and '.', starting and ending with a letter or digit."
+            )
+        return name
+
+    def clean_namespace(self) -> str:
+        ns = self.cleaned_data["namespace"].strip() or "default"
+        if not DNS_LABEL.match(ns) or "." in ns:
+            raise forms.ValidationError(
+                "Lower-case letters, digits and '-', starting and ending with a letter or digit."
+            )
+        return ns
+
+    def clean_node_selector(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for i, line in enumerate(self.cleaned_data["node_selector"].splitlines(), 1):
+            line = line.strip()
+            if not line:
+                continue
+            key, sep, value = line.partition("=")
+            if not sep or not key.strip():
+                raise forms.ValidationError(f"Line {i}: write key=value.")
+            out[key.strip()] = value.strip()
+        return out
+
+    def clean_tolerations(self) -> list[dict[str, str]]:
+        out: list[dict[str, str]] = []
+        for i, line in enumerate(self.cleaned_data["tolerations"].splitlines(), 1):
+            line = line.strip()
+            if not line:
+                continue
+            m = TOLERATION.match(line)
+            if not m:
+                raise forms.ValidationError(
+                    f"Line {i}: write key=value:Effect, key:Effect or key "
+                    "(Effect is NoSchedule, PreferNoSchedule or NoExecute)."
+                )
+            tol: dict[str, str] = {"key": m["key"]}
+            if m["value"] is not None:
+                tol |= {"operator": "Equal", "value": m["value"]}
+            else:
+                tol["operator"] = "Exists"
+            if m["effect"]:
+                tol["effect"] = m["effect"]
+            out.append(tol)
+        return out
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.errors:
+            return data
+        if data.get("priority_class") and data.get("priority") is not None:
+            self.add_error("priority", "Choose a class or a raw priority, not both.")
+            return data
+        spec = services.PodSpecInput(
+            name=data["name"],
+            namespace=data["namespace"],
+            priority_class_name=data.get("priority_class") or "",
+            priority=data.get("priority"),
+            preemption_policy=data.get("preemption_policy") or "",
+            requests={
+                resource: (data.get(f) or "").strip() for f, resource in REQUEST_FIELDS.items()
+            },
+            node_selector=data.get("node_selector") or {},
+            tolerations=data.get("tolerations") or [],
+        )
+        pod = services.pod_from_form(spec=spec)
+        try:
+            services.pod_validate(snapshot=self.snapshot, pod=pod)
+        except services.PodRejected as e:
+            self.add_error(_engine_field_to_form(e.engine_field), e.message)
+            return data
+        self.pod = pod
+        return data
+
+
+class CloneForm(forms.Form):
+    priority_class = forms.ChoiceField(label="With priority class")
+
+    def __init__(self, *args: Any, snapshot: Snapshot, pod: dict[str, Any], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.snapshot = snapshot
+        self.source_pod = pod
+        self.fields["priority_class"].choices = _class_choices(snapshot)[1:]
+        self.pod: dict[str, Any] | None = None
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.errors:
+            return data
+        pod = services.pod_clone(pod=self.source_pod, priority_class_name=data["priority_class"])
+        try:
+            services.pod_validate(snapshot=self.snapshot, pod=pod)
+        except services.PodRejected as e:
+            self.add_error("priority_class", e.message)
+            return data
+        self.pod = pod
+        return data

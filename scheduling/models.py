@@ -1,0 +1,126 @@
+"""What-if analyses of a snapshot and the links that share them.
+
+An Analysis belongs to its snapshot's owner. It keeps the pod as submitted, the
+engine's result exactly as the contract gives it (``result``), the engine's
+extra explanation (``details``) and the facts the result page draws that the
+contract does not carry (``node_view``: the chosen node's capacity, the
+victims' classes, requests and PDBs), so a shared page needs nothing else.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.db import models
+from django.urls import reverse
+from django.utils import timezone
+
+from scheduling.constants import ACTIVE_STATUSES, AnalysisSource, AnalysisStatus, Outcome
+
+
+class AnalysisQuerySet(models.QuerySet["Analysis"]):
+    def visible_to(self, user: Any) -> AnalysisQuerySet:
+        if getattr(user, "is_staff", False):
+            return self
+        if not getattr(user, "is_authenticated", False):
+            return self.none()
+        return self.filter(snapshot__owner=user)
+
+    def without_payload(self) -> AnalysisQuerySet:
+        """For lists: leave the large JSON columns in the database."""
+        return self.defer("pod", "result", "details", "node_view")
+
+
+class Analysis(models.Model):
+    snapshot = models.ForeignKey(
+        "clusters.Snapshot", on_delete=models.CASCADE, related_name="analyses"
+    )
+    # "namespace/name" of the submitted pod, for lists and titles.
+    pod_key = models.CharField(max_length=507)
+    pod = models.JSONField()
+    source = models.CharField(
+        max_length=16, choices=AnalysisSource.choices, default=AnalysisSource.MANIFEST
+    )
+    status = models.CharField(
+        max_length=16, choices=AnalysisStatus.choices, default=AnalysisStatus.QUEUED
+    )
+    error = models.TextField(blank=True, default="")
+    # Copied from result["outcome"] for lists and filters.
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, blank=True, default="")
+    created = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # How many times a worker started it (more than one after a worker died mid-run).
+    attempts = models.PositiveSmallIntegerField(default=0)
+    # Seconds spent loading the cluster (0 when the worker had it cached) and analyzing.
+    load_seconds = models.FloatField(null=True, blank=True)
+    engine_seconds = models.FloatField(null=True, blank=True)
+    engine_version = models.CharField(max_length=64, blank=True, default="")
+    result = models.JSONField(null=True, blank=True)
+    details = models.JSONField(null=True, blank=True)
+    node_view = models.JSONField(null=True, blank=True)
+
+    objects = AnalysisQuerySet.as_manager()
+
+    class Meta:
+        ordering = ("-created", "-id")
+        verbose_name_plural = "analyses"
+        indexes = [models.Index(fields=["snapshot", "-created"], name="analysis_snapshot_created")]
+
+    def __str__(self) -> str:
+        return f"{self.pod_key} on {self.snapshot_id}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("scheduling:analysis-detail", args=[self.pk])
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in ACTIVE_STATUSES
+
+    @property
+    def is_done(self) -> bool:
+        return self.status == AnalysisStatus.DONE
+
+    @property
+    def is_failed(self) -> bool:
+        return self.status == AnalysisStatus.FAILED
+
+    @property
+    def queue_seconds(self) -> float | None:
+        if self.started_at is None:
+            return None
+        return (self.started_at - self.created).total_seconds()
+
+
+def new_share_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+class ShareLinkQuerySet(models.QuerySet["ShareLink"]):
+    def active(self) -> ShareLinkQuerySet:
+        return self.filter(revoked_at__isnull=True)
+
+
+class ShareLink(models.Model):
+    """An unguessable token that shows one analysis without a login, until revoked."""
+
+    analysis = models.ForeignKey(Analysis, on_delete=models.CASCADE, related_name="share_links")
+    token = models.CharField(max_length=64, unique=True, default=new_share_token)
+    created = models.DateTimeField(default=timezone.now)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ShareLinkQuerySet.as_manager()
+
+    class Meta:
+        ordering = ("-created", "-id")
+
+    def __str__(self) -> str:
+        return f"share link of analysis {self.analysis_id}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("scheduling:share", args=[self.token])
+
+    @property
+    def is_revoked(self) -> bool:
+        return self.revoked_at is not None

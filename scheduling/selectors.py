@@ -1,0 +1,58 @@
+"""Reads: the analyses a user may see, and the one a share token opens."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from django.http import Http404
+
+from clusters.models import Snapshot
+from scheduling.models import Analysis, ShareLink
+
+
+def analysis_list(*, user: Any, snapshot: Snapshot | None = None) -> QuerySet[Analysis]:
+    """The user's analyses (staff: everyone's), newest first, without their large columns."""
+    qs = Analysis.objects.visible_to(user).without_payload().select_related("snapshot")
+    if snapshot is not None:
+        qs = qs.filter(snapshot=snapshot)
+    return qs
+
+
+def analysis_get(*, user: Any, analysis_id: int | str) -> Analysis:
+    """One analysis the user may see; Http404 for anyone else's, as if it did not exist."""
+    try:
+        return (
+            Analysis.objects.visible_to(user)
+            .select_related("snapshot", "snapshot__owner")
+            .get(pk=int(analysis_id))
+        )
+    except (Analysis.DoesNotExist, ValueError, TypeError):
+        raise Http404("No such analysis.") from None
+
+
+def share_link_list(*, analysis: Analysis) -> QuerySet[ShareLink]:
+    return ShareLink.objects.active().filter(analysis=analysis)
+
+
+def share_link_get(*, user: Any, token: str) -> ShareLink:
+    """An active share link of one of the user's analyses (to revoke it)."""
+    try:
+        return ShareLink.objects.active().get(
+            token=token, analysis__in=Analysis.objects.visible_to(user)
+        )
+    except ShareLink.DoesNotExist:
+        raise Http404("No such share link.") from None
+
+
+def shared_analysis_get(*, token: str) -> Analysis:
+    """The one analysis an active token opens; Http404 for a revoked or unknown token."""
+    link = (
+        ShareLink.objects.active()
+        .select_related("analysis", "analysis__snapshot")
+        .filter(token=token)
+        .first()
+    )
+    if link is None or not token:
+        raise Http404("This link does not exist or was revoked.")
+    return link.analysis

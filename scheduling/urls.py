@@ -1,0 +1,40 @@
+"""Pages of the what-if analyses, and the public share links under /s/."""
+
+from django.urls import path
+
+from scheduling import views
+
+app_name = "scheduling"
+
+urlpatterns = [
+    path("snapshots/<int:snapshot_id>/analyses/new/", views.analysis_new, name="analysis-new"),
+    path("snapshots/<int:snapshot_id>/analyses/", views.analysis_list, name="analysis-list"),
+    path(
+        "snapshots/<int:snapshot_id>/pods/<int:pod_id>/what-if/",
+        views.analysis_clone,
+        name="analysis-clone",
+    ),
+    path("analyses/<int:analysis_id>/", views.analysis_detail, name="analysis-detail"),
+    path(
+        "analyses/<int:analysis_id>/rejected/<int:group>/",
+        views.analysis_rejected_nodes,
+        name="analysis-rejected-nodes",
+    ),
+    path("analyses/<int:analysis_id>/retry/", views.analysis_retry, name="analysis-retry"),
+    path(
+        "analyses/<int:analysis_id>/share-links/",
+        views.share_link_create,
+        name="share-link-create",
+    ),
+    path(
+        "analyses/<int:analysis_id>/share-links/<str:token>/revoke/",
+        views.share_link_revoke,
+        name="share-link-revoke",
+    ),
+    path("s/<str:token>/", views.shared_analysis, name="share"),
+    path(
+        "s/<str:token>/rejected/<int:group>/",
+        views.shared_rejected_nodes,
+        name="share-rejected-nodes",
+    ),
+]

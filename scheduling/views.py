@@ -1,0 +1,303 @@
+"""Pages: submit a what-if, follow it live, read the decision, share it.
+
+Function views returning TemplateResponse. A page's fragments are partials,
+rendered whole or alone when htmx asks for them (request.htmx.target). Every
+hx-get has an href and every hx-post form works as a plain POST.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods, require_POST
+
+from clusters.models import Pod as PodRow
+from clusters.selectors import snapshot_get
+from scheduling import presenters, selectors, services
+from scheduling.constants import (
+    CANDIDATES_PER_PAGE,
+    REJECTED_GROUP_NODES_PER_PAGE,
+    AnalysisSource,
+)
+from scheduling.forms import CloneForm, ManifestForm, PodForm
+from scheduling.models import Analysis
+
+STOP_POLLING = 286
+
+
+# --- submitting ----------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
+    snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
+    mode = request.POST.get("mode") or request.GET.get("mode") or "manifest"
+    manifest_form = ManifestForm(snapshot=snapshot)
+    pod_form = PodForm(snapshot=snapshot)
+    if request.method == "POST":
+        if mode == "form":
+            pod_form = PodForm(request.POST, snapshot=snapshot)
+            form: ManifestForm | PodForm = pod_form
+            source = AnalysisSource.FORM
+        else:
+            manifest_form = ManifestForm(request.POST, request.FILES, snapshot=snapshot)
+            form = manifest_form
+            source = AnalysisSource.MANIFEST
+        if form.is_valid() and form.pod is not None:
+            try:
+                analysis = services.analysis_create(snapshot=snapshot, pod=form.pod, source=source)
+            except services.PodRejected as e:
+                form.add_error(None, e.message)
+            else:
+                return HttpResponseRedirect(analysis.get_absolute_url())
+    return TemplateResponse(
+        request,
+        "scheduling/analysis_new.html",
+        {
+            "snapshot": snapshot,
+            "mode": mode if mode in ("manifest", "form") else "manifest",
+            "manifest_form": manifest_form,
+            "pod_form": pod_form,
+            "recent": selectors.analysis_list(user=request.user, snapshot=snapshot)[:10],
+        },
+        status=400 if request.method == "POST" else 200,
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def analysis_clone(request: HttpRequest, snapshot_id: int, pod_id: int) -> HttpResponse:
+    """'What if this pod had class X': the pod cloned as pending with another class."""
+    snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
+    row = get_object_or_404(PodRow, pk=pod_id, snapshot=snapshot)
+    source_pod = services.pod_object_find(snapshot=snapshot, namespace=row.namespace, name=row.name)
+    if source_pod is None:
+        raise Http404("The pod is not among the snapshot's objects.")
+    initial = {"priority_class": request.GET.get("class") or row.priority_class}
+    form = CloneForm(request.POST or None, snapshot=snapshot, pod=source_pod, initial=initial)
+    if request.method == "POST" and form.is_valid() and form.pod is not None:
+        try:
+            analysis = services.analysis_create(
+                snapshot=snapshot, pod=form.pod, source=AnalysisSource.CLONE
+            )
+        except services.PodRejected as e:
+            form.add_error(None, e.message)
+        else:
+            return HttpResponseRedirect(analysis.get_absolute_url())
+    return TemplateResponse(
+        request,
+        "scheduling/analysis_clone.html",
+        {"snapshot": snapshot, "pod_row": row, "form": form},
+        status=400 if request.method == "POST" else 200,
+    )
+
+
+def analysis_list(request: HttpRequest, snapshot_id: int) -> HttpResponse:
+    snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
+    page = presenters.Paginator(
+        selectors.analysis_list(user=request.user, snapshot=snapshot), 50
+    ).get_page(request.GET.get("page"))
+    return TemplateResponse(
+        request, "scheduling/analysis_list.html", {"snapshot": snapshot, "page": page}
+    )
+
+
+# --- the result -------------------------------------------------------------------------------
+
+
+def _is_stale(analysis: Analysis) -> bool:
+    """Queued or running for longer than a worker may take: its worker is gone."""
+    if not analysis.is_active:
+        return False
+    since = analysis.started_at or analysis.created
+    limit = getattr(settings, "CELERY_TASK_TIME_LIMIT", 900) + 60
+    return since < timezone.now() - timedelta(seconds=limit)
+
+
+def _result_context(
+    request: HttpRequest, analysis: Analysis, *, page_url: str, shared: bool
+) -> dict[str, Any]:
+    ctx: dict[str, Any] = {
+        "analysis": analysis,
+        "page_url": page_url,
+        "shared": shared,
+        "stale": _is_stale(analysis),
+        "criteria": presenters.criteria_help(),
+        "criterion_columns": presenters.CRITERION_COLUMNS,
+    }
+    result = analysis.result
+    if analysis.is_done and result:
+        candidates = result.get("candidates") or []
+        cpage = presenters.paginate(
+            candidates, page=request.GET.get("cpage"), per_page=CANDIDATES_PER_PAGE
+        )
+        groups = presenters.rejected_groups(result)
+        reason, message = presenters.event_message(result)
+        ctx |= {
+            "result": result,
+            "sentence": presenters.outcome_sentence(result),
+            "event_reason": reason,
+            "event_message": message,
+            "candidate_page": cpage,
+            "candidate_rows": presenters.candidate_rows(
+                list(cpage.object_list), start=cpage.start_index() - 1 if candidates else 0
+            ),
+            "groups": groups,
+            "group_preview": REJECTED_GROUP_NODES_PER_PAGE,
+            "rejected_count": sum(g.count for g in groups),
+            "notes": presenters.sampling_notes(analysis.details),
+            "warnings": (analysis.details or {}).get("warnings") or [],
+            "node_view": analysis.node_view,
+            "svg": presenters.capacity_svg(analysis.node_view, outcome=result.get("outcome", "")),
+            "victim_rows": [
+                {**v, "requests_text": presenters.format_requests(v.get("requests"))}
+                for v in (analysis.node_view or {}).get("victims") or []
+            ],
+        }
+    return ctx
+
+
+def _render_result(
+    request: HttpRequest,
+    analysis: Analysis,
+    *,
+    template: str,
+    page_url: str,
+    shared: bool,
+    extra: dict[str, Any] | None = None,
+) -> HttpResponse:
+    ctx = _result_context(request, analysis, page_url=page_url, shared=shared) | (extra or {})
+    target = request.htmx.target if request.htmx else None
+    if target == "analysis-body":
+        return TemplateResponse(
+            request,
+            "scheduling/partials/body.html",
+            ctx,
+            status=200 if analysis.is_active else STOP_POLLING,
+        )
+    if target == "candidates":
+        return TemplateResponse(request, "scheduling/partials/candidates.html", ctx)
+    return TemplateResponse(request, template, ctx)
+
+
+def analysis_detail(request: HttpRequest, analysis_id: int) -> HttpResponse:
+    analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
+    return _render_result(
+        request,
+        analysis,
+        template="scheduling/analysis_detail.html",
+        page_url=analysis.get_absolute_url(),
+        shared=False,
+        extra={"share_links": _share_links(request, analysis)},
+    )
+
+
+def _rejected_nodes(
+    request: HttpRequest, analysis: Analysis, group_index: int, *, page_url: str, shared: bool
+) -> HttpResponse:
+    if not analysis.is_done or not analysis.result:
+        raise Http404("The analysis has no result yet.")
+    groups = presenters.rejected_groups(analysis.result)
+    if not 0 <= group_index < len(groups):
+        raise Http404("No such group of nodes.")
+    group = groups[group_index]
+    page = presenters.paginate(
+        group.nodes, page=request.GET.get("page"), per_page=REJECTED_GROUP_NODES_PER_PAGE
+    )
+    ctx = {
+        "analysis": analysis,
+        "group": group,
+        "page": page,
+        "page_url": page_url,
+        "shared": shared,
+        "group_url": f"{page_url}rejected/{group.index}/",
+    }
+    if request.htmx:
+        return TemplateResponse(request, "scheduling/partials/rejected_nodes.html", ctx)
+    return TemplateResponse(request, "scheduling/rejected_nodes.html", ctx)
+
+
+def analysis_rejected_nodes(request: HttpRequest, analysis_id: int, group: int) -> HttpResponse:
+    analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
+    return _rejected_nodes(
+        request, analysis, group, page_url=analysis.get_absolute_url(), shared=False
+    )
+
+
+@require_POST
+def analysis_retry(request: HttpRequest, analysis_id: int) -> HttpResponse:
+    analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
+    if analysis.is_failed or _is_stale(analysis):
+        services.analysis_retry(analysis=analysis)
+        messages.info(request, "The analysis was queued again.")
+    return HttpResponseRedirect(analysis.get_absolute_url())
+
+
+# --- sharing ------------------------------------------------------------------------------------
+
+
+def _share_links(request: HttpRequest, analysis: Analysis) -> list[dict[str, Any]]:
+    return [
+        {"link": link, "url": request.build_absolute_uri(link.get_absolute_url())}
+        for link in selectors.share_link_list(analysis=analysis)
+    ]
+
+
+def _share_links_response(request: HttpRequest, analysis: Analysis) -> HttpResponse:
+    if request.htmx:
+        return TemplateResponse(
+            request,
+            "scheduling/partials/share_links.html",
+            {"analysis": analysis, "share_links": _share_links(request, analysis)},
+        )
+    return HttpResponseRedirect(analysis.get_absolute_url() + "#share")
+
+
+@require_POST
+def share_link_create(request: HttpRequest, analysis_id: int) -> HttpResponse:
+    analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
+    services.share_link_create(analysis=analysis)
+    return _share_links_response(request, analysis)
+
+
+@require_POST
+def share_link_revoke(request: HttpRequest, analysis_id: int, token: str) -> HttpResponse:
+    analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
+    link = selectors.share_link_get(user=request.user, token=token)
+    if link.analysis_id != analysis.pk:
+        raise Http404("No such share link.")
+    services.share_link_revoke(share_link=link)
+    return _share_links_response(request, analysis)
+
+
+def shared_analysis(request: HttpRequest, token: str) -> HttpResponse:
+    """One analysis, read-only, for anyone holding an active token; nothing of the snapshot."""
+    analysis = selectors.shared_analysis_get(token=token)
+    response = _render_result(
+        request,
+        analysis,
+        template="scheduling/shared.html",
+        page_url=reverse("scheduling:share", args=[token]),
+        shared=True,
+    )
+    response["X-Robots-Tag"] = "noindex, nofollow"
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+def shared_rejected_nodes(request: HttpRequest, token: str, group: int) -> HttpResponse:
+    analysis = selectors.shared_analysis_get(token=token)
+    return _rejected_nodes(
+        request,
+        analysis,
+        group,
+        page_url=reverse("scheduling:share", args=[token]),
+        shared=True,
+    )

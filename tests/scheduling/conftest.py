@@ -1,0 +1,35 @@
+"""Snapshots to ask what-ifs of, built through the snapshots app's own services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from clusters.demo import demo_cat3_pod, demo_objects
+from clusters.services import snapshot_create_from_objects, snapshot_load_demo
+from scheduling import cluster_cache
+
+
+@pytest.fixture(autouse=True)
+def _empty_cluster_cache() -> Any:
+    cluster_cache.cluster_cache_clear()
+    yield
+    cluster_cache.cluster_cache_clear()
+
+
+@pytest.fixture
+def demo_snapshot(owner: Any) -> Any:
+    return snapshot_load_demo(owner=owner)
+
+
+@pytest.fixture
+def cat3_pod() -> dict[str, Any]:
+    return demo_cat3_pod()
+
+
+def make_snapshot(owner: Any, objects: Any, name: str = "snap") -> Any:
+    return snapshot_create_from_objects(owner=owner, name=name, objects=objects, run_async=False)
+
+
+__all__ = ["demo_objects", "make_snapshot"]
