@@ -49,7 +49,7 @@ class SnapshotRejected(Exception):
 @dataclass
 class UploadedFile:
     name: str
-    data: bytes
+    data: bytes | memoryview
 
 
 def max_upload_bytes() -> int:
@@ -144,7 +144,7 @@ def snapshot_ingest(*, snapshot: models.Snapshot) -> models.Snapshot:
     if snapshot.status != SnapshotStatus.INGESTING:
         return snapshot  # a redelivered task: the work is done already
     files = [
-        UploadedFile(name=name, data=bytes(data))
+        UploadedFile(name=name, data=data)
         for name, data in models.SnapshotUpload.objects.filter(snapshot=snapshot)
         .order_by("position")
         .values_list("name", "data")
@@ -266,10 +266,45 @@ def _offset(parts: list[FileObjects], part_index: int) -> int:
     return sum(len(p.objects) for p in parts[:part_index])
 
 
-def _batches(items: Iterable[Model], size: int) -> Iterator[list[Model]]:
-    it = iter(items)
-    while batch := list(itertools.islice(it, size)):
-        yield batch
+def _insert(model: type[Model], rows_iter: Iterable[dict[str, Any]]) -> Iterator[int]:
+    """Insert rows (dicts of column values by attribute name), yielding the running count.
+
+    PostgreSQL gets COPY (several times faster than INSERT for 150,000 pods);
+    other databases get bulk_create in batches. Either way inside the caller's
+    transaction.
+    """
+    done = 0
+    if connection.vendor != "postgresql":
+        it = iter(rows_iter)
+        while batch := list(itertools.islice(it, BULK_BATCH_SIZE)):
+            model._default_manager.bulk_create([model(**row) for row in batch])
+            done += len(batch)
+            yield done
+        return
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    defaults = {f.attname: f.get_default() for f in fields}
+    attnames = [f.attname for f in fields]
+    json_names = {f.attname for f in fields if f.get_internal_type() == "JSONField"}
+    quote = connection.ops.quote_name
+    sql = (
+        f"COPY {quote(model._meta.db_table)} "
+        f"({', '.join(quote(f.column) for f in fields)}) FROM STDIN"
+    )
+    dumps = orjson.dumps
+    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        write_row = copy.write_row
+        for row in rows_iter:
+            values = []
+            for name in attnames:
+                value = row[name] if name in row else defaults[name]
+                if name in json_names:
+                    value = None if value is None else dumps(value).decode()
+                values.append(value)
+            write_row(values)
+            done += 1
+            if done % BULK_BATCH_SIZE == 0:
+                yield done
+    yield done
 
 
 def snapshot_ingest_files(
@@ -335,23 +370,20 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
 
     with transaction.atomic():
         progress(60, f"Storing {len(cluster.nodes):,} nodes")
-        for batch in _batches(rows.node_rows(cluster, snapshot, bands), BULK_BATCH_SIZE):
-            models.Node.objects.bulk_create(batch)
+        for _ in _insert(models.Node, rows.node_rows(cluster, snapshot, bands)):
+            pass
         total_pods = len(cluster.pods)
-        stored = 0
-        for batch in _batches(rows.pod_rows(cluster, snapshot), BULK_BATCH_SIZE):
-            models.Pod.objects.bulk_create(batch)
-            stored += len(batch)
+        for stored in _insert(models.Pod, rows.pod_rows(cluster, snapshot)):
             if stored % (BULK_BATCH_SIZE * 10) == 0:
                 progress(
                     65 + int(30 * stored / total_pods),
                     f"Storing pods: {stored:,} of {total_pods:,}",
                 )
-        models.PodDisruptionBudget.objects.bulk_create(
-            rows.pdb_rows(cluster, snapshot, pdb_status), batch_size=BULK_BATCH_SIZE
-        )
+        for _ in _insert(models.PodDisruptionBudget, rows.pdb_rows(cluster, snapshot, pdb_status)):
+            pass
         classes = list(rows.priority_class_rows(cluster, snapshot))
-        models.PriorityClass.objects.bulk_create(classes, batch_size=BULK_BATCH_SIZE)
+        for _ in _insert(models.PriorityClass, classes):
+            pass
         models.SnapshotObjects.objects.create(snapshot=snapshot, data=blob, raw_size=raw_size)
         models.SnapshotUpload.objects.filter(snapshot=snapshot).delete()
 

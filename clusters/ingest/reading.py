@@ -4,12 +4,19 @@ YAML, and any JSON the fast path refuses, goes through the engine's
 ``read_documents`` (safe loader, bounded aliases, Lists flattened), so the
 snapshot reads files exactly as the engine does.
 
-Large kubectl JSON dumps take a fast path: msgspec decodes only the fields a
-snapshot keeps, so metadata.managedFields and the data of Secrets and
+A snapshot keeps only the fields scheduling and the pages read (the structs
+below name them): metadata (names, labels, owners), the scheduling fields of
+a pod spec (containers' names, images, resources and ports; affinity,
+tolerations, priority, ...), node taints and allocatable, PDB spec and status.
+Everything else (volumes, probes, container statuses, env) is not kept.
+
+Large kubectl JSON dumps take a fast path: msgspec decodes straight into
+those structs, so managedFields, env values and the data of Secrets and
 ConfigMaps are skipped inside the decoder and never become Python objects.
-That keeps a 150,000-pod dump within memory. The fast path only handles input
-it can read unambiguously; anything else falls back to ``read_documents``,
-whose error messages are the canonical ones.
+That keeps a 150,000-pod dump within memory and time. The fast path only
+handles input it can read unambiguously; anything else falls back to
+``read_documents`` (whose error messages are the canonical ones) and the same
+projection applied to the dicts it returns.
 """
 
 from __future__ import annotations
@@ -40,16 +47,75 @@ class _Meta(msgspec.Struct, rename="camel", omit_defaults=True):
     creation_timestamp: Any = UNSET
     deletion_timestamp: Any = UNSET
     deletion_grace_period_seconds: Any = UNSET
-    # Decoded as an unparsed slice of the input: counted, then dropped.
+    # Unparsed slices of the input: counted, then dropped.
     managed_fields: Raw | UnsetType = UNSET
+
+
+class _Container(msgspec.Struct, rename="camel", omit_defaults=True):
+    name: Any = UNSET
+    image: Any = UNSET
+    resources: Any = UNSET
+    ports: Any = UNSET
+    restart_policy: Any = UNSET
+    env: Raw | UnsetType = UNSET
+    env_from: Raw | UnsetType = UNSET
+
+
+class _Spec(msgspec.Struct, rename="camel", omit_defaults=True):
+    """The spec fields scheduling reads, of every kept kind (Pod, Node, PDB)."""
+
+    # Pod
+    containers: list[_Container] | UnsetType = UNSET
+    init_containers: list[_Container] | UnsetType = UNSET
+    node_name: Any = UNSET
+    node_selector: Any = UNSET
+    affinity: Any = UNSET
+    tolerations: Any = UNSET
+    topology_spread_constraints: Any = UNSET
+    priority: Any = UNSET
+    priority_class_name: Any = UNSET
+    preemption_policy: Any = UNSET
+    scheduler_name: Any = UNSET
+    resources: Any = UNSET
+    overhead: Any = UNSET
+    runtime_class_name: Any = UNSET
+    scheduling_gates: Any = UNSET
+    host_network: Any = UNSET
+    # Node
+    unschedulable: Any = UNSET
+    taints: Any = UNSET
+    # PodDisruptionBudget
+    selector: Any = UNSET
+    min_available: Any = UNSET
+    max_unavailable: Any = UNSET
+    unhealthy_pod_eviction_policy: Any = UNSET
+
+
+class _Status(msgspec.Struct, rename="camel", omit_defaults=True):
+    """The status fields scheduling and the pages read, of every kept kind."""
+
+    phase: Any = UNSET
+    conditions: Any = UNSET
+    start_time: Any = UNSET
+    nominated_node_name: Any = UNSET
+    qos_class: Any = UNSET
+    allocatable: Any = UNSET
+    capacity: Any = UNSET
+    images: Any = UNSET
+    current_healthy: Any = UNSET
+    desired_healthy: Any = UNSET
+    expected_pods: Any = UNSET
+    disruptions_allowed: Any = UNSET
+    disrupted_pods: Any = UNSET
+    observed_generation: Any = UNSET
 
 
 class _Object(msgspec.Struct, rename="camel", omit_defaults=True):
     api_version: Any = UNSET
     kind: Any = UNSET
     metadata: _Meta | UnsetType = UNSET
-    spec: Any = UNSET
-    status: Any = UNSET
+    spec: _Spec | UnsetType = UNSET
+    status: _Status | UnsetType = UNSET
     # PriorityClass keeps its fields at the top level.
     value: Any = UNSET
     global_default: Any = UNSET
@@ -57,6 +123,48 @@ class _Object(msgspec.Struct, rename="camel", omit_defaults=True):
     description: Any = UNSET
     # A v1 List.
     items: list[_Object] | UnsetType = UNSET
+
+
+def _kept_keys(struct: type[msgspec.Struct]) -> dict[str, type[msgspec.Struct] | None]:
+    """encoded key -> nested struct (for objects and lists of objects) or None; Raw fields left out."""
+    out: dict[str, type[msgspec.Struct] | None] = {}
+    for f in msgspec.structs.fields(struct):
+        nested = None
+        for t in (f.type, *getattr(f.type, "__args__", ())):
+            inner = getattr(t, "__args__", (t,))[0] if getattr(t, "__origin__", None) is list else t
+            if isinstance(inner, type) and issubclass(inner, msgspec.Struct):
+                nested = inner
+        if f.type == Raw | UnsetType or f.name == "items":
+            continue
+        out[f.encode_name] = nested
+    return out
+
+
+_KEYS: dict[type[msgspec.Struct], dict[str, type[msgspec.Struct] | None]] = {
+    s: _kept_keys(s) for s in (_Meta, _Container, _Spec, _Status, _Object)
+}
+
+
+def project(obj: Any, struct: type[msgspec.Struct] = _Object) -> Any:
+    """Keep only the fields the structs above name (for objects read as dicts).
+
+    Values of an unexpected shape are kept as they are, for the engine to report.
+    """
+    if not isinstance(obj, dict):
+        return obj
+    keys = _KEYS[struct]
+    out: dict[str, Any] = {}
+    for key, value in obj.items():
+        if key not in keys:
+            continue
+        nested = keys[key]
+        if nested is not None:
+            if isinstance(value, list):
+                value = [project(v, nested) for v in value]
+            else:
+                value = project(value, nested)
+        out[key] = value
+    return out
 
 
 _decoder = msgspec.json.Decoder(_Object | list[_Object])
@@ -72,24 +180,27 @@ class FileObjects:
     positions: list[int] = field(default_factory=list)
 
 
-def _looks_like_json(data: bytes) -> bool:
-    head = data[:64].lstrip()
+def _looks_like_json(data: bytes | memoryview) -> bool:
+    head = bytes(data[:64]).lstrip()
     return head[:1] in (b"{", b"[")
 
 
 def read_file(
-    data: bytes, source: str, *, scrubbed: Counter[str], skipped: Counter[str]
+    data: bytes | memoryview, source: str, *, scrubbed: Counter[str], skipped: Counter[str]
 ) -> FileObjects:
     """The objects of one uploaded file that a snapshot keeps, scrubbed.
 
     Raises InvalidInput naming the file (and the document or item) when it
     cannot be read.
     """
-    if not data.strip():
+    if len(data) < FAST_PATH_BYTES or not _looks_like_json(data):
+        data = bytes(data)  # a memoryview from the database: the general reader wants bytes
+    if not bytes(data[:4096]).strip() and not bytes(data).strip():
         raise InvalidInput("the file is empty", source=source)
     items: list[Any] | None = None
     if len(data) >= FAST_PATH_BYTES and _looks_like_json(data):
         items = _fast_json(data, scrubbed)
+    fast = items is not None
     if items is None:
         items = _read_documents(data, source)
     out = FileObjects(source)
@@ -100,7 +211,7 @@ def read_file(
         if not scrub_object(obj, scrubbed):
             continue
         if kind in KEPT_KINDS:
-            out.objects.append(obj)
+            out.objects.append(obj if fast else project(obj))
             out.positions.append(position)
         elif isinstance(kind, str) and kind:
             skipped[kind] += 1
@@ -120,7 +231,7 @@ def _read_documents(data: bytes, source: str) -> list[Any]:
         raise InvalidInput(f"cannot be read: {exc}", source=source) from None
 
 
-def _fast_json(data: bytes, scrubbed: Counter[str]) -> list[Any] | None:
+def _fast_json(data: bytes | memoryview, scrubbed: Counter[str]) -> list[Any] | None:
     """Decode a kubectl JSON dump keeping only the snapshot's fields, or None to fall back."""
     try:
         decoded = _decoder.decode(data)
@@ -135,13 +246,28 @@ def _fast_json(data: bytes, scrubbed: Counter[str]) -> list[Any] | None:
     items: list[Any] = []
     append = items.append
     to_builtins = msgspec.to_builtins
-    for obj in top:
+    for i in range(len(top)):
+        obj = top[i]
+        top[i] = None  # type: ignore[call-overload]  # free each struct once converted
         if obj.items is not UNSET:
             return None  # nested Lists: leave them to the general reader
         meta = obj.metadata
         if meta is not UNSET and meta.managed_fields is not UNSET:
             scrubbed["managedFields"] += 1
             meta.managed_fields = UNSET
+        spec = obj.spec
+        if spec is not UNSET:
+            for containers in (spec.containers, spec.init_containers):
+                if containers is UNSET:
+                    continue
+                for c in containers:
+                    if c.env is not UNSET:
+                        env = bytes(c.env)
+                        scrubbed["envValues"] += env.count(b'"value"') + env.count(b'"valueFrom"')
+                        c.env = UNSET
+                    if c.env_from is not UNSET:
+                        scrubbed["envFrom"] += 1
+                        c.env_from = UNSET
         if obj.kind in ("Secret", "ConfigMap"):
             # Their payload was never decoded; the scrubber counts and drops them.
             append({"kind": obj.kind})
