@@ -15,7 +15,9 @@ VECTORS = sorted((Path(__file__).parent / "vectors").glob("*.json"))
 
 def _check(vector: dict[str, Any]) -> list[str]:
     exp = vector["expected"]
-    got = analyze(vector["snapshot"], vector["preemptor"]).to_dict()
+    result = analyze(vector["snapshot"], vector["preemptor"])
+    got = result.to_dict()
+    details = result.details()
     problems: list[str] = []
 
     def expect(what: str, ours: Any, theirs: Any) -> None:
@@ -29,6 +31,7 @@ def _check(vector: dict[str, Any]) -> list[str]:
             expect("node (nominated)", got["node"], exp["preemptor"].get("nominatedNodeName"))
         elif "topScoredNodes" in exp and got["node"] not in exp["topScoredNodes"]:
             problems.append(f"node {got['node']} not in topScoredNodes {exp['topScoredNodes']}")
+        _check_scores(exp, details, expect)
     else:
         pre = exp["preemption"]
         expect("eligible", got["eligible"], pre["eligible"])
@@ -47,12 +50,41 @@ def _check(vector: dict[str, Any]) -> list[str]:
             problems.append(f"node {got['node']} not in tieSet {pre['tieSet']}")
         expect("message", got["message"], exp["fitError"])
     rejected = {r["node"]: r["reasons"] for r in got["rejected_nodes"]}
+    statuses = details["node_statuses"]
     for node, st in exp.get("nodes", {}).items():
         if "filter" in st:
             expect(
                 f"{node} reasons", sorted(rejected.get(node, [])), sorted(st["filter"]["reasons"])
             )
+            ours_filter = (statuses.get(node) or {}).get("filter") or {}
+            expect(f"{node} filter code", ours_filter.get("code"), st["filter"]["code"])
+            expect(
+                f"{node} filter plugin",
+                ours_filter.get("plugin") or "",
+                st["filter"].get("plugin") or "",
+            )
+        if st.get("preemption"):
+            ours_pre = (statuses.get(node) or {}).get("preemption") or {}
+            expect(f"{node} preemption code", ours_pre.get("code"), st["preemption"]["code"])
+            expect(
+                f"{node} preemption reasons",
+                sorted(ours_pre.get("reasons") or []),
+                sorted(st["preemption"].get("reasons") or []),
+            )
     return problems
+
+
+def _check_scores(exp: dict[str, Any], details: dict[str, Any], expect: Any) -> None:
+    """The second figure of a "fits" answer: the real scores, plugin by plugin."""
+    if "scores" in exp:
+        expect("total scores", details["totals"], exp["scores"])
+        expect("top scored nodes", sorted(details["top_scored_nodes"]), exp["topScoredNodes"])
+    if "hostSelection" in exp:
+        expect("host selection", details["host_selection"], exp["hostSelection"])
+    for node, plugins in exp.get("pluginScores", {}).items():
+        # DynamicResources always scores 0 here and the engine does not model it.
+        theirs = {name: score for name, score in plugins.items() if name != "DynamicResources"}
+        expect(f"{node} plugin scores", details["scores"].get(node), theirs)
 
 
 @pytest.mark.parametrize("path", VECTORS, ids=[p.stem for p in VECTORS])
