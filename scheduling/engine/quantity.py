@@ -10,44 +10,68 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 
-_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL = {
-    "n": Fraction(1, 10**9),
-    "u": Fraction(1, 10**6),
-    "m": Fraction(1, 10**3),
-    "": Fraction(1),
-    "k": Fraction(10**3),
-    "M": Fraction(10**6),
-    "G": Fraction(10**9),
-    "T": Fraction(10**12),
-    "P": Fraction(10**15),
-    "E": Fraction(10**18),
-}
-# sign, digits with an optional fraction, then a binary/decimal suffix or an exponent.
-_QUANTITY = re.compile(r"^([+-]?)(\d+\.?\d*|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]|[eE][+-]?\d+)?$")
+# Binary suffixes as powers of two, decimal ones as powers of ten (suffix.go).
+_BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+# parseQuantityString's scanner: a sign, digits, an optional "." and digits (either part
+# may be empty: ".", "5." and even "-" are zero or valid), then suffix letters, then an
+# optional signed integer (the exponent of "1e3", "1E-3").
+_QUANTITY = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*[+-]?[0-9]*)")
+_INT64_TEXT = re.compile(r"[+-]?[0-9]+")
+# Quantities are capped at the int64 maximum (maxAllowed) and rounded up to 1n.
+MAX_ALLOWED = Fraction(2**63 - 1)
+_NANO = Fraction(1, 10**9)
+# Beyond these powers of ten the exact value cannot matter: it saturates or rounds to 1n.
+_MAX_POWER = 40
 
 
 class QuantityError(ValueError):
     pass
 
 
+def _invalid(text: str) -> QuantityError:
+    return QuantityError(f'invalid quantity "{text}"')
+
+
+def _interpret(suffix: str, text: str) -> tuple[int, int]:
+    """suffixHandler.interpret: (base, exponent) of a suffix, binary or decimal."""
+    if suffix in _BINARY:
+        return 2, _BINARY[suffix]
+    if suffix in _DECIMAL:
+        return 10, _DECIMAL[suffix]
+    if len(suffix) > 1 and suffix[0] in "eE" and _INT64_TEXT.fullmatch(suffix[1:]):
+        exponent = int(suffix[1:])
+        if -(2**63) <= exponent < 2**63:
+            return 10, exponent
+    raise _invalid(text)
+
+
 @lru_cache(maxsize=65536)
 def _parse_str(text: str) -> Fraction:
-    m = _QUANTITY.match(text)
-    if m is None:
-        raise QuantityError(f"invalid quantity {text!r}".replace("'", '"'))
-    sign, number, suffix = m.groups()
-    value = Fraction(number)
-    suffix = suffix or ""
-    if suffix in _BINARY:
-        value *= _BINARY[suffix]
-    elif suffix in _DECIMAL:
-        value *= _DECIMAL[suffix]
+    """ParseQuantity: the exact value, capped at maxAllowed, tiny values rounded up to 1n."""
+    m = _QUANTITY.fullmatch(text)
+    if not text or m is None:
+        raise _invalid(text)
+    sign, num, denom, suffix = m.groups()
+    denom = denom or ""
+    base, exponent = _interpret(suffix, text)
+    mantissa = int(num + denom or "0")
+    if mantissa == 0:
+        return Fraction(0)
+    if base == 2:
+        value = Fraction(mantissa << exponent, 10 ** len(denom))
     else:
-        exponent = int(suffix[1:])
-        if abs(exponent) > 1000:
-            raise QuantityError(f'invalid quantity "{text}"')
-        value *= Fraction(10) ** exponent
+        power = exponent - len(denom)
+        if power > _MAX_POWER:
+            value = MAX_ALLOWED
+        elif power + len(str(mantissa)) < -_MAX_POWER:
+            value = _NANO
+        else:
+            value = mantissa * Fraction(10) ** power
+    if value < _NANO:
+        value = _NANO
+    elif value > MAX_ALLOWED:
+        value = MAX_ALLOWED
     return -value if sign == "-" else value
 
 
@@ -56,7 +80,7 @@ def parse_quantity(raw: object) -> Fraction:
     if isinstance(raw, bool):
         raise QuantityError(f"invalid quantity {raw!r}")
     if isinstance(raw, int):
-        return Fraction(raw)
+        return max(-MAX_ALLOWED, min(Fraction(raw), MAX_ALLOWED))
     if isinstance(raw, float):
         return Fraction(str(raw))
     if isinstance(raw, str):

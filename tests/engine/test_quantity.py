@@ -55,7 +55,7 @@ def test_parse_golden(text: str, expected: Fraction) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["", "abc", "1.2.3", "1Ki2", "1 Gi", "Mi", "1KI", "1ki", "--1", "1e", "0x10", "1.5.Gi"]
+    "text", ["", "abc", "1.2.3", "1Ki2", "1 Gi", "1KI", "1ki", "--1", "1e", "0x10", "1.5.Gi"]
 )
 def test_parse_rejects(text: str) -> None:
     with pytest.raises(QuantityError):
@@ -76,3 +76,84 @@ def test_resource_value_uses_millicores_for_cpu_only() -> None:
     assert resource_value("memory", "1Gi") == 2**30
     assert resource_value("nvidia.com/gpu", "1") == 1
     assert resource_value("pods", 110) == 110
+
+
+# More of TestQuantityParse's table (apimachinery quantity_test.go): each input with the
+# value of its expected decQuantity(mantissa, scale).
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("8Ki", Fraction(8 * 1024)),
+        ("3Ei", Fraction(3 * 2**60)),
+        ("50k", Fraction(5 * 10**4)),
+        ("40T", Fraction(4 * 10**13)),
+        ("1e14", Fraction(10**14)),
+        ("100.035k", Fraction(100035)),
+        ("0.0005k", Fraction(5, 10)),
+        ("0.00050k", Fraction(5, 10)),
+        ("0.5e-2", Fraction(5, 1000)),
+        ("10.035M", Fraction(10035 * 10**3)),
+        ("1.3E+6", Fraction(13 * 10**5)),
+        ("1.53E12", Fraction(153 * 10**10)),
+        ("6.987654321G", Fraction(6987654321)),
+        ("1.01E", Fraction(101 * 10**16)),
+        ("100.035Ki", Fraction(10243584, 100)),
+        ("0.05Gi", Fraction(536870912, 10)),
+        ("0.025Ti", Fraction(274877906944, 10)),
+        (".0001k", Fraction(100, 1000)),
+        ("1.", Fraction(1)),
+        ("1.G", Fraction(10**9)),
+        # Saturation: maxAllowed is the int64 maximum.
+        ("9Ei", Fraction(2**63 - 1)),
+        ("9223372036854775807Ki", Fraction(2**63 - 1)),
+        # TestParseQuantityString: "." and "-." scan as zero; a bare suffix has a zero
+        # numerator ("if we stripped all numerator positions, always return 0").
+        (".", Fraction(0)),
+        ("-.", Fraction(0)),
+        ("-", Fraction(0)),
+        ("Mi", Fraction(0)),
+    ],
+)
+def test_parse_more_golden(text: str, expected: Fraction) -> None:
+    assert parse_quantity(text) == expected
+
+
+# TestQuantityParse's "Things that saturate/round": parsing rounds up to 1n, so every
+# coarser rounding (MilliValue, Value) sees the value rounded up too.
+@pytest.mark.parametrize(
+    ("text", "nanos"),
+    [
+        ("3.001n", 4),
+        ("1.1E-9", 2),
+        ("0.0000000001", 1),
+        ("0.0000000005", 1),
+        ("0.5e-9", 1),
+        ("0.9n", 1),
+        ("0.00000012345", 124),
+        ("0.000000000001Ki", 2),
+        ("1e-1000000", 1),
+    ],
+)
+def test_rounds_up_to_nano(text: str, nanos: int) -> None:
+    assert _ceil_nanos(parse_quantity(text)) == nanos
+    assert milli_value(text) == 1
+    assert value(text) == 1
+
+
+def _ceil_nanos(v: Fraction) -> int:
+    return -((-v.numerator * 10**9) // v.denominator)
+
+
+# TestQuantityParse's invalid list (the ones that do not depend on later releases).
+@pytest.mark.parametrize(
+    "text", ["1.1.M", "1+1.0M", "0.1mi", "0.1am", "aoeu", ".5i", "1i", "-3.01i", "-3.01e-"]
+)
+def test_parse_rejects_golden(text: str) -> None:
+    with pytest.raises(QuantityError):
+        parse_quantity(text)
+
+
+def test_huge_exponents_saturate_instead_of_failing() -> None:
+    assert parse_quantity("1e1001") == Fraction(2**63 - 1)
+    assert parse_quantity("-1e1001") == -Fraction(2**63 - 1)
+    assert parse_quantity(10**30) == Fraction(2**63 - 1)
