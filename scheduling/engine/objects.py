@@ -18,6 +18,7 @@ CPU = "cpu"
 MEMORY = "memory"
 EPHEMERAL_STORAGE = "ephemeral-storage"
 PODS = "pods"
+HUGEPAGES_PREFIX = "hugepages-"
 
 # schedutil.DefaultMilliCPURequest / DefaultMemoryRequest: what a container without a
 # cpu/memory request counts as when spreading load (NonZeroRequested), not when fitting.
@@ -97,6 +98,11 @@ def _max_into(into: Resources, other: Mapping[str, int]) -> None:
             into[k] = max(v, into.get(k, v))
 
 
+def is_supported_pod_level_resource(name: str) -> bool:
+    """resourcehelper.IsSupportedPodLevelResource: cpu, memory and hugepages-*."""
+    return name in (CPU, MEMORY) or name.startswith(HUGEPAGES_PREFIX)
+
+
 def pod_requests(
     containers: list[Resources],
     init_containers: list[tuple[Resources, bool]],
@@ -140,9 +146,10 @@ def pod_requests(
         _max_into(init_max, creqs)
     _max_into(reqs, init_max)
     if pod_level:
-        for k in (CPU, MEMORY):
-            if k in pod_level:
-                reqs[k] = pod_level[k]
+        # applyPodLevelResources: the pod-level value replaces the containers' sum.
+        for k, v in pod_level.items():
+            if is_supported_pod_level_resource(k):
+                reqs[k] = v
     if overhead:
         _add(reqs, overhead)
     return reqs
@@ -328,7 +335,10 @@ class Pod:
     """A pod as the scheduler sees it.
 
     ``requests`` are the scheduler's computed pod requests (non-zero entries only);
-    ``non_zero_cpu``/``non_zero_memory`` are what NodeInfo.NonZeroRequested adds.
+    ``non_zero_cpu``/``non_zero_memory`` are what NodeInfo.NonZeroRequested adds;
+    ``score_cpu``/``score_memory`` are what LeastAllocated counts for the pod being
+    scheduled (calculatePodResourceRequest), which differ from the former only for
+    pods with pod-level requests.
     ``affinity`` and ``topology_spread_constraints`` stay raw dicts for the plugins.
     """
 
@@ -346,6 +356,7 @@ class Pod:
         "nominated_node_name",
         "non_zero_cpu",
         "non_zero_memory",
+        "num_containers",
         "owner",
         "phase",
         "preemption_policy",
@@ -356,6 +367,8 @@ class Pod:
         "requests",
         "required_node_affinity",
         "scheduler_name",
+        "score_cpu",
+        "score_memory",
         "spec_priority",
         "start_ns",
         "start_time",
@@ -379,6 +392,9 @@ class Pod:
     requests: Resources
     non_zero_cpu: int
     non_zero_memory: int
+    score_cpu: int
+    score_memory: int
+    num_containers: int
     labels: dict[str, str]
     owner: str | None
     start_time: str | None
@@ -520,10 +536,14 @@ def _parse_containers(p: Pod, spec: Mapping[str, Any]) -> None:
             img = c.get("image")
             if isinstance(img, str) and img:
                 images.append(img)
+            is_sidecar = c.get("restartPolicy") == "Always"
             if part == "containers":
                 containers.append(reqs)
             else:
-                inits.append((reqs, c.get("restartPolicy") == "Always"))
+                inits.append((reqs, is_sidecar))
+            # schedutil.GetHostPorts: only containers that run for the pod's whole life
+            # (regular ones and restartable init containers) hold their host ports.
+            holds_ports = part == "containers" or is_sidecar
             for j, port in enumerate(_list(c.get("ports"), f"{where}.ports")):
                 port = _mapping(port, f"{where}.ports[{j}]")
                 hp = port.get("hostPort")
@@ -532,6 +552,8 @@ def _parse_containers(p: Pod, spec: Mapping[str, Any]) -> None:
                         raise InvalidInput(
                             "must be an integer", field=f"{where}.ports[{j}].hostPort"
                         )
+                    if hp < 0 or not holds_ports:
+                        continue
                     host_ports.append(
                         (
                             str(port.get("hostIP") or "0.0.0.0"),
@@ -543,14 +565,19 @@ def _parse_containers(p: Pod, spec: Mapping[str, Any]) -> None:
     pod_level = (
         parse_resource_list(pod_level_raw.get("requests"), "spec.resources.requests") or None
     )
+    # IsPodLevelRequestsSet: only requests of a supported resource make them count.
+    if pod_level is not None and not any(map(is_supported_pod_level_resource, pod_level)):
+        pod_level = None
     overhead = parse_resource_list(spec.get("overhead"), "spec.overhead") or None
     requests = pod_requests(containers, inits, pod_level, overhead)
     p.requests = {k: v for k, v in requests.items() if v}
-    # NonZeroRequested: containers without a cpu/memory request count the defaults, unless
-    # pod-level resources say otherwise (getNonMissingContainerRequests).
+    defaults = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST}
+    # NonZeroRequested (PodInfo.CalculateResource): containers without a cpu/memory
+    # request count the defaults, unless pod-level resources say otherwise
+    # (getNonMissingContainerRequests).
     non_missing: Resources = {}
     if pod_level is None:
-        non_missing = {CPU: DEFAULT_MILLI_CPU_REQUEST, MEMORY: DEFAULT_MEMORY_REQUEST}
+        non_missing = defaults
     else:
         if CPU not in requests:
             non_missing[CPU] = DEFAULT_MILLI_CPU_REQUEST
@@ -562,8 +589,17 @@ def _parse_containers(p: Pod, spec: Mapping[str, Any]) -> None:
         nz = requests
     p.non_zero_cpu = nz.get(CPU, 0)
     p.non_zero_memory = nz.get(MEMORY, 0)
+    # LeastAllocated's request for the pod being scheduled always fills in the defaults
+    # per container (resourceAllocationScorer.calculatePodResourceRequest), even when
+    # another container or the pod level sets that resource.
+    if non_missing is not defaults:
+        nz = pod_requests(containers, inits, pod_level, overhead, defaults)
+    p.score_cpu = nz.get(CPU, 0)
+    p.score_memory = nz.get(MEMORY, 0)
     p.host_ports = host_ports
     p.images = images
+    # ImageLocality scales by every container, with or without an image.
+    p.num_containers = len(containers) + len(inits)
     if pod_level and (pod_level.get(CPU) or pod_level.get(MEMORY)):
         any_request_or_limit = True
     if not any_request_or_limit:

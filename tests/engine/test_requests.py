@@ -38,3 +38,79 @@ def test_best_effort_has_no_requests_but_non_zero_defaults() -> None:
     assert p.requests == {}
     assert p.qos_class == "BestEffort"
     assert (p.non_zero_cpu, p.non_zero_memory) == (100, 200 * 1024 * 1024)
+
+
+MI = 1024 * 1024
+
+
+def test_score_request_fills_defaults_per_container_even_with_pod_level() -> None:
+    # PodInfo.CalculateResource (NonZeroRequested) adds no default when the pod requests
+    # the resource anywhere (getNonMissingContainerRequests); LeastAllocated's request for
+    # the incoming pod (calculatePodResourceRequest) gives every container without a
+    # request the default: 100Mi + 200Mi.
+    p = _pod(make_pod("p").req(memory="100Mi").container().pod_level(cpu="1"))
+    assert (p.non_zero_cpu, p.non_zero_memory) == (1000, 100 * MI)
+    assert (p.score_cpu, p.score_memory) == (1000, 300 * MI)
+
+
+def test_score_request_equals_non_zero_without_pod_level() -> None:
+    p = _pod(make_pod("p").req(memory="100Mi").container(cpu="200m"))
+    assert (p.non_zero_cpu, p.non_zero_memory) == (300, 300 * MI)
+    assert (p.score_cpu, p.score_memory) == (p.non_zero_cpu, p.non_zero_memory)
+
+
+def test_least_allocated_uses_the_score_request() -> None:
+    from scheduling.engine import load_cluster
+    from scheduling.engine.config import EngineConfig
+    from scheduling.engine.framework import CycleState, Handle
+    from scheduling.engine.plugins.noderesources import Fit
+
+    from .builders import as_list, make_node
+
+    cluster = load_cluster(as_list(make_node("n").capacity(cpu="4", memory="1Gi").obj()))
+    fit = Fit(Handle(cluster, EngineConfig()))
+    p = _pod(make_pod("p").req(memory="100Mi").container().pod_level(cpu="1"))
+    # cpu (4000-1000)*100/4000 = 75; memory (1024Mi-300Mi)*100/1024Mi = 70; (75+70)/2
+    assert fit.score(CycleState(), p, cluster.node_infos[0]) == 72
+
+
+def test_pod_level_hugepages_replace_the_containers_sum() -> None:
+    # IsSupportedPodLevelResource: cpu, memory and hugepages-*.
+    p = _pod(make_pod("p").req(**{"hugepages-2Mi": "2Mi"}).pod_level(**{"hugepages-2Mi": "8Mi"}))
+    assert p.requests["hugepages-2Mi"] == 8 * MI
+
+
+def test_pod_level_requests_of_unsupported_resources_do_not_count_as_set() -> None:
+    # IsPodLevelRequestsSet is false with only ephemeral-storage at pod level, so every
+    # container without a cpu request counts the 100m default (500m + 100m).
+    p = _pod(make_pod("p").req(cpu="500m").container().pod_level(**{"ephemeral-storage": "1Gi"}))
+    assert p.requests == {"cpu": 500}
+    assert p.non_zero_cpu == 600
+
+
+def test_host_ports_of_regular_containers_and_sidecars_only() -> None:
+    # schedutil.GetHostPorts: init containers hold their ports only with restartPolicy
+    # Always, and only hostPort > 0 counts.
+    obj = make_pod("p").host_port(80).init_container().init_container(sidecar=True).obj()
+    inits = obj["spec"]["initContainers"]
+    inits[0]["ports"] = [{"containerPort": 81, "hostPort": 81}]
+    inits[1]["ports"] = [{"containerPort": 82, "hostPort": 82}]
+    obj["spec"]["containers"][0]["ports"].append({"containerPort": 83, "hostPort": -1})
+    p = Pod.from_dict(obj)
+    assert sorted(port for _, _, port in p.host_ports) == [80, 82]
+
+
+def test_image_locality_counts_every_container() -> None:
+    from scheduling.engine import load_cluster
+    from scheduling.engine.config import EngineConfig
+    from scheduling.engine.framework import CycleState, Handle
+    from scheduling.engine.plugins.imagelocality import ImageLocality
+
+    from .builders import as_list, make_node
+
+    cluster = load_cluster(as_list(make_node("n").image(500 * MI, "app:1").obj()))
+    plugin = ImageLocality(Handle(cluster, EngineConfig()))
+    p = _pod(make_pod("p").image("app:1").container(image=""))
+    assert p.num_containers == 2
+    # calculatePriority(500Mi, 2): 100 * (500Mi - 23Mi) / (2000Mi - 23Mi) = 24
+    assert plugin.score(CycleState(), p, cluster.node_infos[0]) == 24

@@ -44,4 +44,4 @@ class ImageLocality:
             if img in images:
                 spread = cluster.image_num_nodes[img] / total
                 s += int(cluster.image_size[img] * spread)
-        return calculate_priority(s, len(pod.images))
+        return calculate_priority(s, pod.num_containers)

@@ -107,11 +107,12 @@ class Fit:
 
 
 def _pod_request(pod: Pod, resource: str, use_requested: bool) -> int:
+    """calculatePodResourceRequest for the pod being scheduled."""
     if not use_requested:
         if resource == CPU:
-            return pod.non_zero_cpu
+            return pod.score_cpu
         if resource == MEMORY:
-            return pod.non_zero_memory
+            return pod.score_memory
     return pod.requests.get(resource, 0)
 
 
