@@ -17,6 +17,8 @@ from .objects import CPU, MEMORY, PDB, Node, Pod, PriorityClass
 from .priority import PriorityResolver, class_warnings
 
 HANDLED_KINDS = ("Node", "Pod", "PodDisruptionBudget", "PriorityClass")
+# The default profile's schedulerName: the only pods whose nominations it keeps.
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
 HostPort = tuple[str, str, int]
 
 
@@ -174,7 +176,8 @@ class Cluster:
                 bound = self.node_info_by_name.get(pod.node_name)
                 if bound is not None:
                     bound.add_pod(pod)
-            elif pod.nominated_node_name:
+            elif pod.nominated_node_name and pod.scheduler_name == DEFAULT_SCHEDULER_NAME:
+                # Only pods of this scheduler's profile reach its queue and nominator.
                 self.nominated[pod.nominated_node_name].append(pod)
 
     def pdbs_for_pod(self, pod: Pod) -> tuple[int, ...]:

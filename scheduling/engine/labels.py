@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -75,21 +76,38 @@ class LabelSelector:
         return True
 
 
+# strconv.ParseInt(s, 10, 64): an optional sign and decimal digits, nothing else
+# (Python's int() would also take spaces and underscores).
+_INT64 = re.compile(r"[+-]?[0-9]+")
+
+
+def _parse_int64(text: str) -> int | None:
+    if _INT64.fullmatch(text) is None:
+        return None
+    n = int(text)
+    return n if -(2**63) <= n < 2**63 else None
+
+
 def _node_requirement_matches(op: str, value: str | None, values: list[str]) -> bool:
+    """One requirement of a node selector term. A requirement labels.NewRequirement
+    refuses (In/NotIn without values, Exists/DoesNotExist with values, Gt/Lt without
+    exactly one integer) is a parse error: its term then matches no node."""
     if op == "In":
-        return value is not None and value in values
+        return bool(values) and value is not None and value in values
     if op == "NotIn":
-        return value is None or value not in values
+        return bool(values) and (value is None or value not in values)
     if op == "Exists":
-        return value is not None
+        return not values and value is not None
     if op == "DoesNotExist":
-        return value is None
-    # Gt / Lt compare integers; anything unparsable does not match.
-    if value is None or len(values) != 1:
+        return not values and value is None
+    # Gt / Lt compare integers; a label value that does not parse does not match.
+    if len(values) != 1:
         return False
-    try:
-        lhs, rhs = int(value), int(values[0])
-    except ValueError:
+    rhs = _parse_int64(values[0])
+    if rhs is None or value is None:
+        return False
+    lhs = _parse_int64(value)
+    if lhs is None:
         return False
     return lhs > rhs if op == "Gt" else lhs < rhs
 

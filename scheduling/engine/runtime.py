@@ -44,6 +44,9 @@ class Framework:
         """RunPreFilterPlugins: (merged result, status, plugins that narrowed the nodes)."""
         result: PreFilterResult | None = None
         narrowed: list[str] = []
+        # An Unschedulable status does not stop the other PreFilter plugins (preemption
+        # may still run, and they must have written their state); it is returned at the end.
+        return_status = SUCCESS
         for pl in self.pre_filter_plugins:
             r, s = pl.pre_filter(state, pod, nodes)
             if s.is_skip():
@@ -51,16 +54,23 @@ class Framework:
                 continue
             if not s.is_success():
                 s.plugin = pl.name
-                if s.code == Code.ERROR:
-                    return None, s, narrowed
-                return None, s, narrowed
+                if s.code == Code.UNSCHEDULABLE:
+                    return_status = s
+                    continue
+                if s.code != Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                    s = Status(Code.ERROR, *s.reasons, plugin=pl.name)
+                return None, s, []
             if r is not None and not r.all_nodes():
                 narrowed.append(pl.name)
                 result = r if result is None else result.merge(r)
                 if result.node_names is not None and not result.node_names:
-                    msg = f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(narrowed))}] simultaneously"
+                    names = sorted(narrowed)
+                    if len(names) == 1:
+                        msg = f"node(s) didn't satisfy plugin {names[0]}"
+                    else:
+                        msg = f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
                     return result, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, msg), narrowed
-        return result, SUCCESS, narrowed
+        return result, return_status, narrowed
 
     def run_add_pod(self, state: CycleState, pod: Pod, to_add: Pod, node_info: NodeInfo) -> Status:
         for pl in self.extension_plugins:

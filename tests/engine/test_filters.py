@@ -123,3 +123,126 @@ def test_scoring_prefers_least_allocated_and_reports_ties() -> None:
         as_list(make_node("a").obj(), make_node("b").obj()), make_pod("p").req(cpu="1").obj()
     )
     assert tie.node == "a" and tie.top_scored_nodes == ["a", "b"]
+
+
+def test_node_selector_requirement_parse_errors_match_no_node() -> None:
+    # labels.NewRequirement refuses these; nodeaffinity then treats the term as matching
+    # nothing.
+    from scheduling.engine.labels import NodeSelectorTerm
+
+    def matches(op: str, values: list[str], labels: dict[str, str]) -> bool:
+        term = NodeSelectorTerm.parse(
+            {"matchExpressions": [{"key": "k", "operator": op, "values": values}]}, "t"
+        )
+        return term.matches(labels, "n")
+
+    assert not matches("NotIn", [], {"k": "a"})
+    assert not matches("In", [], {"k": "a"})
+    assert not matches("Exists", ["a"], {"k": "a"})
+    assert not matches("DoesNotExist", ["a"], {})
+    assert not matches("Gt", ["1", "2"], {"k": "5"})
+    assert not matches("Gt", ["x"], {"k": "5"})
+    # strconv.ParseInt: no underscores or spaces, a sign is fine.
+    assert not matches("Gt", ["1"], {"k": "1_0"})
+    assert not matches("Lt", ["10"], {"k": " 5"})
+    assert matches("Gt", ["-1"], {"k": "+5"})
+    assert matches("Lt", ["10"], {"k": "5"})
+
+
+def test_nominations_of_pods_of_other_schedulers_are_ignored() -> None:
+    from scheduling.engine import load_cluster
+
+    mine = make_pod("mine").nominated("n1").obj()
+    other = make_pod("other").nominated("n1").obj()
+    other["spec"]["schedulerName"] = "other-scheduler"
+    cluster = load_cluster(as_list(make_node("n1").obj(), mine, other))
+    assert [p.name for p in cluster.nominated["n1"]] == ["mine"]
+
+
+class _Narrow:
+    """A PreFilter plugin that keeps only the given nodes."""
+
+    keep: set[str] = set()
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+
+    def pre_filter(self, state: Any, pod: Any, nodes: Any) -> Any:
+        from scheduling.engine.framework import SUCCESS, PreFilterResult
+
+        return PreFilterResult(set(self.keep)), SUCCESS
+
+
+class _NarrowA(_Narrow):
+    name = "A"
+    keep = {"n1"}
+
+
+class _NarrowB(_Narrow):
+    name = "B"
+    keep = {"n2"}
+
+
+class _NarrowNone(_Narrow):
+    name = "C"
+    keep = set()
+
+
+class _Rejects:
+    name = "R"
+
+    def __init__(self, handle: Any) -> None:
+        pass
+
+    def pre_filter(self, state: Any, pod: Any, nodes: Any) -> Any:
+        from scheduling.engine.framework import Code, Status
+
+        return None, Status(Code.UNSCHEDULABLE, "rejected")
+
+
+class _Records:
+    name = "W"
+
+    def __init__(self, handle: Any) -> None:
+        pass
+
+    def pre_filter(self, state: Any, pod: Any, nodes: Any) -> Any:
+        from scheduling.engine.framework import SUCCESS
+
+        state.write("ran", True)
+        return None, SUCCESS
+
+
+def _run_pre_filter(*plugins: Any) -> Any:
+    from scheduling.engine import load_cluster
+    from scheduling.engine.config import EngineConfig
+    from scheduling.engine.framework import CycleState, Handle
+    from scheduling.engine.objects import Pod
+    from scheduling.engine.runtime import Framework
+
+    cluster = load_cluster(as_list(make_node("n1").obj(), make_node("n2").obj()))
+    fw = Framework(Handle(cluster, EngineConfig()), [(p.name, p) for p in plugins])
+    state = CycleState()
+    _, status, _ = fw.run_pre_filter(state, Pod.from_dict(make_pod("p").obj()), cluster.node_infos)
+    return status, state
+
+
+def test_pre_filter_results_that_leave_no_node() -> None:
+    # RunPreFilterPlugins: "plugin X" for one plugin, "plugin(s) [X Y] simultaneously" else.
+    status, _ = _run_pre_filter(_NarrowA, _NarrowB)
+    assert status.code.label == "UnschedulableAndUnresolvable"
+    assert status.reasons == ["node(s) didn't satisfy plugin(s) [A B] simultaneously"]
+    status, _ = _run_pre_filter(_NarrowNone)
+    assert status.reasons == ["node(s) didn't satisfy plugin C"]
+
+
+def test_pre_filter_unschedulable_lets_the_other_plugins_run() -> None:
+    # An Unschedulable PreFilter status is kept while the remaining plugins still run
+    # (kubernetes#119770); it is what RunPreFilterPlugins returns in the end.
+    status, state = _run_pre_filter(_Rejects, _Records)
+    assert (status.code.label, status.plugin, status.reasons) == (
+        "Unschedulable",
+        "R",
+        ["rejected"],
+    )
+    assert state.get("ran") is True
