@@ -6,6 +6,7 @@ k8s.io/component-helpers/resource.PodRequests computes them for the scheduler.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -70,6 +71,10 @@ def parse_resource_list(raw: Any, field: str) -> Resources:
     return out
 
 
+# The fractional seconds of an RFC 3339 time: right after the seconds of the clock time.
+_FRACTION = re.compile(r"(?<=:[0-9][0-9])\.([0-9]+)")
+
+
 def parse_time_ns(raw: Any, field: str) -> int:
     """RFC 3339 time to integer nanoseconds since the epoch."""
     if not isinstance(raw, str):
@@ -77,14 +82,20 @@ def parse_time_ns(raw: Any, field: str) -> int:
     text = raw.strip()
     if text.endswith("Z") or text.endswith("z"):
         text = text[:-1] + "+00:00"
+    # metav1.Time keeps every fractional digit (time.Parse, nanoseconds); datetime stops
+    # at microseconds, so the fraction is read apart.
+    nanos = 0
+    frac = _FRACTION.search(text)
+    if frac is not None:
+        nanos = int((frac.group(1) + "000000000")[:9])
+        text = text[: frac.start()] + text[frac.end() :]
     try:
         dt = datetime.fromisoformat(text)
     except ValueError:
         raise InvalidInput(f"invalid time {raw!r}", field=field) from None
     if dt.tzinfo is None:
         raise InvalidInput(f"time {raw!r} has no zone", field=field)
-    whole = int(dt.timestamp())
-    return whole * 1_000_000_000 + dt.microsecond * 1000
+    return int(dt.timestamp()) * 1_000_000_000 + nanos
 
 
 def _add(into: Resources, other: Mapping[str, int]) -> None:
@@ -337,8 +348,8 @@ class Pod:
     ``requests`` are the scheduler's computed pod requests (non-zero entries only);
     ``non_zero_cpu``/``non_zero_memory`` are what NodeInfo.NonZeroRequested adds;
     ``score_cpu``/``score_memory`` are what LeastAllocated counts for the pod being
-    scheduled (calculatePodResourceRequest), which differ from the former only for
-    pods with pod-level requests.
+    scheduled (calculatePodResourceRequest: containers with defaults, no pod-level
+    requests), which differ from the former only for pods with pod-level requests.
     ``affinity`` and ``topology_spread_constraints`` stay raw dicts for the plugins.
     """
 
@@ -589,11 +600,12 @@ def _parse_containers(p: Pod, spec: Mapping[str, Any]) -> None:
         nz = requests
     p.non_zero_cpu = nz.get(CPU, 0)
     p.non_zero_memory = nz.get(MEMORY, 0)
-    # LeastAllocated's request for the pod being scheduled always fills in the defaults
-    # per container (resourceAllocationScorer.calculatePodResourceRequest), even when
-    # another container or the pod level sets that resource.
-    if non_missing is not defaults:
-        nz = pod_requests(containers, inits, pod_level, overhead, defaults)
+    # LeastAllocated's request for the pod being scheduled
+    # (resourceAllocationScorer.calculatePodResourceRequest) fills in the defaults per
+    # container and skips pod-level requests: NewFit builds its scorer without the
+    # PodLevelResources gate, so SkipPodLevelResources is true there.
+    if pod_level is not None:
+        nz = pod_requests(containers, inits, None, overhead, defaults)
     p.score_cpu = nz.get(CPU, 0)
     p.score_memory = nz.get(MEMORY, 0)
     p.host_ports = host_ports

@@ -43,14 +43,15 @@ def test_best_effort_has_no_requests_but_non_zero_defaults() -> None:
 MI = 1024 * 1024
 
 
-def test_score_request_fills_defaults_per_container_even_with_pod_level() -> None:
-    # PodInfo.CalculateResource (NonZeroRequested) adds no default when the pod requests
-    # the resource anywhere (getNonMissingContainerRequests); LeastAllocated's request for
-    # the incoming pod (calculatePodResourceRequest) gives every container without a
-    # request the default: 100Mi + 200Mi.
+def test_score_request_ignores_pod_level_and_fills_defaults_per_container() -> None:
+    # PodInfo.CalculateResource (NonZeroRequested) takes the pod-level cpu and adds no
+    # memory default since the pod requests memory somewhere (getNonMissingContainerRequests).
+    # LeastAllocated's request for the incoming pod (calculatePodResourceRequest) comes
+    # from a scorer NewFit builds without the PodLevelResources gate: containers only,
+    # each without a request counting the defaults: cpu 100m + 100m, memory 100Mi + 200Mi.
     p = _pod(make_pod("p").req(memory="100Mi").container().pod_level(cpu="1"))
     assert (p.non_zero_cpu, p.non_zero_memory) == (1000, 100 * MI)
-    assert (p.score_cpu, p.score_memory) == (1000, 300 * MI)
+    assert (p.score_cpu, p.score_memory) == (200, 300 * MI)
 
 
 def test_score_request_equals_non_zero_without_pod_level() -> None:
@@ -70,8 +71,8 @@ def test_least_allocated_uses_the_score_request() -> None:
     cluster = load_cluster(as_list(make_node("n").capacity(cpu="4", memory="1Gi").obj()))
     fit = Fit(Handle(cluster, EngineConfig()))
     p = _pod(make_pod("p").req(memory="100Mi").container().pod_level(cpu="1"))
-    # cpu (4000-1000)*100/4000 = 75; memory (1024Mi-300Mi)*100/1024Mi = 70; (75+70)/2
-    assert fit.score(CycleState(), p, cluster.node_infos[0]) == 72
+    # cpu (4000-200)*100/4000 = 95; memory (1024Mi-300Mi)*100/1024Mi = 70; (95+70)/2
+    assert fit.score(CycleState(), p, cluster.node_infos[0]) == 82
 
 
 def test_pod_level_hugepages_replace_the_containers_sum() -> None:
