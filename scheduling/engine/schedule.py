@@ -66,12 +66,16 @@ def find_nodes_that_fit(
     nominated_ok = False
     nominated = pod.nominated_node_name
     if nominated:
+        # evaluateNominatedNode runs before the PreFilter result narrows the nodes, and
+        # records a failure in the diagnosis: a nominated node outside that result keeps
+        # its own filter status instead of the absent-node one.
         nominated_info = fw.handle.node_info(nominated)
-        if (
-            nominated_info is not None
-            and fw.run_filter_with_nominated_pods(state, pod, nominated_info).is_success()
-        ):
-            nominated_ok = True
+        if nominated_info is not None:
+            s = fw.run_filter_with_nominated_pods(state, pod, nominated_info)
+            if s.is_success():
+                nominated_ok = True
+            else:
+                diagnosis.node_to_status[nominated] = s
     feasible: list[NodeInfo] = []
     for ni in nodes:
         s = fw.run_filter_with_nominated_pods(state, pod, ni)

@@ -246,3 +246,31 @@ def test_pre_filter_unschedulable_lets_the_other_plugins_run() -> None:
         ["rejected"],
     )
     assert state.get("ran") is True
+
+
+def test_nominated_node_outside_the_pre_filter_result_keeps_its_filter_status() -> None:
+    # findNodesThatFitPod evaluates the nominated node before narrowing the nodes to the
+    # PreFilter result, recording its failure; only the other left-out nodes get the
+    # absent-node status.
+    pod = make_pod("p").req(cpu="2").nominated("n2").obj()
+    pod["spec"]["affinity"] = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}
+                ]
+            }
+        }
+    }
+    nodes = [make_node(n).capacity(cpu="1").obj() for n in ("n1", "n2", "n3")]
+    result = analyze(as_list(*nodes), pod).to_dict()
+    reasons = {r["node"]: r["reasons"] for r in result["rejected_nodes"]}
+    assert reasons == {
+        "n1": ["Insufficient cpu"],
+        "n2": ["node(s) didn't match Pod's node affinity/selector"],
+        "n3": ["node(s) didn't satisfy plugin(s) [NodeAffinity]"],
+    }
+    assert result["message"].startswith(
+        "0/3 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node"
+        " affinity/selector, 1 node(s) didn't satisfy plugin(s) [NodeAffinity]."
+    )

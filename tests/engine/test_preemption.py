@@ -208,3 +208,14 @@ def test_criterion_latest_start_of_highest_priority_victims() -> None:
 def test_single_candidate_wins_without_criteria() -> None:
     winner, tied, why = _pick(_candidate("only", [1], [1]))
     assert winner == "only" and tied == [] and why["only"] is None
+
+
+def test_start_times_keep_nanoseconds() -> None:
+    # metav1.Time parses RFC 3339 with every fractional digit; MoreImportantPod compares
+    # them, so two pods a few nanoseconds apart are not a tie.
+    from scheduling.engine.preemption.defaultpreemption import importance_key
+
+    a = Pod.from_dict(make_pod("a").start_time("2024-01-01T00:00:00.000000002Z").obj())
+    b = Pod.from_dict(make_pod("b").start_time("2024-01-01T00:00:00.000000001Z").obj())
+    assert b.start_ns + 1 == a.start_ns
+    assert sorted([a, b], key=importance_key) == [b, a]
