@@ -51,9 +51,8 @@ def snapshot_upload(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         length = int(request.META.get("CONTENT_LENGTH") or 0)
         if length > services.max_upload_bytes():
-            form = SnapshotUploadForm()
-            form.add_error(None, services.upload_too_large_message(length))
-            return _upload_page(request, form, status=413)
+            message = services.upload_too_large_message(length)
+            return _upload_page(request, SnapshotUploadForm(), status=413, error=message)
         form = SnapshotUploadForm(request.POST, request.FILES)
         if form.is_valid():
             files = [
@@ -80,9 +79,9 @@ def snapshot_upload(request: HttpRequest) -> HttpResponse:
 
 
 def _upload_page(
-    request: HttpRequest, form: SnapshotUploadForm, *, status: int
+    request: HttpRequest, form: SnapshotUploadForm, *, status: int, error: str = ""
 ) -> TemplateResponse:
-    context = {"form": form, "max_upload_bytes": services.max_upload_bytes()}
+    context = {"form": form, "error": error, "max_upload_bytes": services.max_upload_bytes()}
     return TemplateResponse(request, "clusters/snapshot_upload.html", context, status=status)
 
 

@@ -1,0 +1,87 @@
+"""A failure mid-ingest leaves no rows behind."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from clusters import models, services
+from clusters.ingest import rows
+from scheduling.engine import InvalidInput
+from tests.clusters.builders import dump, small_cluster
+
+
+def _fail_after_pods(*args: Any, **kwargs: Any) -> Any:
+    # By now the nodes and pods are inserted: the PDB rows are last.
+    assert models.Node.objects.exists() and models.Pod.objects.exists()
+    raise InvalidInput(
+        "is broken", source="small.json", kind="PodDisruptionBudget", name="web-pdb", field="spec"
+    )
+    yield  # pragma: no cover
+
+
+@pytest.fixture
+def queued(owner: Any) -> Any:
+    """A snapshot queued for the worker (its uploads stored, the task not run)."""
+    return services.snapshot_create(
+        owner=owner,
+        name="queued",
+        files=[services.UploadedFile(name="small.json", data=dump(small_cluster()))],
+        run_async=True,
+    )
+
+
+def test_it_leaves_no_rows_when_storing_fails_midway(queued: Any, monkeypatch: Any) -> None:
+    monkeypatch.setattr(rows, "pdb_rows", _fail_after_pods)
+    services.snapshot_ingest(snapshot=queued)
+    queued.refresh_from_db()
+    assert queued.is_failed
+    assert (
+        "small.json" in queued.error
+        and "PodDisruptionBudget" in queued.error
+        and "spec" in queued.error
+    )
+    assert not models.Node.objects.exists()
+    assert not models.Pod.objects.exists()
+    assert not models.PodDisruptionBudget.objects.exists()
+    assert not models.SnapshotObjects.objects.exists()
+    assert not models.SnapshotUpload.objects.exists()  # the upload is not kept either
+
+
+def test_an_unexpected_error_rolls_back_and_is_recorded_by_the_task(
+    queued: Any, monkeypatch: Any
+) -> None:
+    from clusters.tasks import snapshot_ingest_task
+
+    def boom(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("disk on fire")
+        yield  # pragma: no cover
+
+    monkeypatch.setattr(rows, "pdb_rows", boom)
+    result = snapshot_ingest_task.apply(args=[queued.pk])
+    assert result.failed()
+    queued.refresh_from_db()
+    assert queued.is_failed and "disk on fire" in queued.error
+    assert not models.Pod.objects.exists() and not models.Node.objects.exists()
+
+
+def test_a_synchronous_failure_keeps_no_snapshot(owner: Any) -> None:
+    bad = dump(
+        [
+            *small_cluster(),
+            {"kind": "Pod", "metadata": {"name": "x"}, "spec": {"containers": "nope"}},
+        ]
+    )
+    with pytest.raises(services.SnapshotRejected) as err:
+        services.snapshot_create(
+            owner=owner, name="bad", files=[services.UploadedFile(name="bad.json", data=bad)]
+        )
+    assert "bad.json" in err.value.message and "items[9]" in err.value.message
+    assert not models.Snapshot.objects.exists() and not models.Pod.objects.exists()
+
+
+def test_a_redelivered_task_does_not_ingest_twice(queued: Any) -> None:
+    services.snapshot_ingest(snapshot=queued)
+    services.snapshot_ingest(snapshot=queued)
+    assert models.Pod.objects.filter(snapshot=queued).count() == 4
