@@ -278,7 +278,7 @@ def capacity_svg(view: dict[str, Any] | None, *, outcome: str) -> SafeString:
         used = int(requested.get(res) or 0)
         victim_sum = sum(int((v.get("requests") or {}).get(res) or 0) for v in victims)
         pod = int(pre.get(res) or 0)
-        scale_max = max(cap, used + pod, 1)
+        scale_max = max(cap, used, used - victim_sum + pod, 1)
 
         def w(amount: int, scale: int = scale_max) -> float:
             return round(bar_w * max(amount, 0) / scale, 2)
