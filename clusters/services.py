@@ -374,7 +374,7 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
             pass
         total_pods = len(cluster.pods)
         for stored in _insert(models.Pod, rows.pod_rows(cluster, snapshot)):
-            if stored % (BULK_BATCH_SIZE * 10) == 0:
+            if stored and stored % (BULK_BATCH_SIZE * 10) == 0:
                 progress(
                     65 + int(30 * stored / total_pods),
                     f"Storing pods: {stored:,} of {total_pods:,}",

@@ -13,8 +13,9 @@ from tests.clusters.builders import dump, small_cluster
 
 
 def _fail_after_pods(*args: Any, **kwargs: Any) -> Any:
-    # By now the nodes and pods are inserted: the PDB rows are last.
+    # By now the nodes, pods and PDBs are inserted: the PriorityClass rows come last.
     assert models.Node.objects.exists() and models.Pod.objects.exists()
+    assert models.PodDisruptionBudget.objects.exists()
     raise InvalidInput(
         "is broken", source="small.json", kind="PodDisruptionBudget", name="web-pdb", field="spec"
     )
@@ -33,7 +34,7 @@ def queued(owner: Any) -> Any:
 
 
 def test_it_leaves_no_rows_when_storing_fails_midway(queued: Any, monkeypatch: Any) -> None:
-    monkeypatch.setattr(rows, "pdb_rows", _fail_after_pods)
+    monkeypatch.setattr(rows, "priority_class_rows", _fail_after_pods)
     services.snapshot_ingest(snapshot=queued)
     queued.refresh_from_db()
     assert queued.is_failed
@@ -58,7 +59,7 @@ def test_an_unexpected_error_rolls_back_and_is_recorded_by_the_task(
         raise RuntimeError("disk on fire")
         yield  # pragma: no cover
 
-    monkeypatch.setattr(rows, "pdb_rows", boom)
+    monkeypatch.setattr(rows, "priority_class_rows", boom)
     result = snapshot_ingest_task.apply(args=[queued.pk])
     assert result.failed()
     queued.refresh_from_db()
