@@ -186,23 +186,42 @@ def _looks_like_json(data: bytes | memoryview) -> bool:
 
 
 def read_file(
-    data: bytes | memoryview, source: str, *, scrubbed: Counter[str], skipped: Counter[str]
+    data: bytes | memoryview | list[bytes | memoryview],
+    source: str,
+    *,
+    scrubbed: Counter[str],
+    skipped: Counter[str],
 ) -> FileObjects:
     """The objects of one uploaded file that a snapshot keeps, scrubbed.
+
+    ``data`` may be a one-item list holding the bytes: it is then emptied as
+    soon as the bytes are decoded, so a large upload is freed before its
+    objects are built (the caller must hold no other reference).
 
     Raises InvalidInput naming the file (and the document or item) when it
     cannot be read.
     """
-    if len(data) < FAST_PATH_BYTES or not _looks_like_json(data):
-        data = bytes(data)  # a memoryview from the database: the general reader wants bytes
-    if not bytes(data[:4096]).strip() and not bytes(data).strip():
+    box = data if isinstance(data, list) else [data]
+    del data
+    if box and len(box[0]) >= FAST_PATH_BYTES and _looks_like_json(box[0]):
+        fast_items = _fast_json(box, scrubbed)
+        if fast_items is not None:
+            return _keep(fast_items, source, scrubbed, skipped, fast=True)
+    return _read_slow(box.pop(), source, scrubbed, skipped)
+
+
+def _read_slow(
+    data: bytes | memoryview, source: str, scrubbed: Counter[str], skipped: Counter[str]
+) -> FileObjects:
+    data = bytes(data)  # a memoryview from the database: the general reader wants bytes
+    if not data.strip():
         raise InvalidInput("the file is empty", source=source)
-    items: list[Any] | None = None
-    if len(data) >= FAST_PATH_BYTES and _looks_like_json(data):
-        items = _fast_json(data, scrubbed)
-    fast = items is not None
-    if items is None:
-        items = _read_documents(data, source)
+    return _keep(_read_documents(data, source), source, scrubbed, skipped, fast=False)
+
+
+def _keep(
+    items: list[Any], source: str, scrubbed: Counter[str], skipped: Counter[str], *, fast: bool
+) -> FileObjects:
     out = FileObjects(source)
     for position, obj in enumerate(items):
         if not isinstance(obj, dict):
@@ -231,10 +250,13 @@ def _read_documents(data: bytes, source: str) -> list[Any]:
         raise InvalidInput(f"cannot be read: {exc}", source=source) from None
 
 
-def _fast_json(data: bytes | memoryview, scrubbed: Counter[str]) -> list[Any] | None:
-    """Decode a kubectl JSON dump keeping only the snapshot's fields, or None to fall back."""
+def _fast_json(box: list[bytes | memoryview], scrubbed: Counter[str]) -> list[Any] | None:
+    """Decode a kubectl JSON dump keeping only the snapshot's fields, or None to fall back.
+
+    Empties ``box`` once the decoded structs are known to be usable.
+    """
     try:
-        decoded = _decoder.decode(data)
+        decoded = _decoder.decode(box[0])
     except (msgspec.DecodeError, RecursionError):
         return None
     if isinstance(decoded, list):
@@ -243,14 +265,16 @@ def _fast_json(data: bytes | memoryview, scrubbed: Counter[str]) -> list[Any] | 
         top = decoded.items
     else:
         top = [decoded]
+    if any(obj.items is not UNSET for obj in top):
+        return None  # nested Lists: leave them to the general reader
+    box.clear()  # the structs hold everything kept: free the upload's bytes
+
     items: list[Any] = []
     append = items.append
     to_builtins = msgspec.to_builtins
     for i in range(len(top)):
         obj = top[i]
         top[i] = None  # type: ignore[call-overload]  # free each struct once converted
-        if obj.items is not UNSET:
-            return None  # nested Lists: leave them to the general reader
         meta = obj.metadata
         if meta is not UNSET and meta.managed_fields is not UNSET:
             scrubbed["managedFields"] += 1

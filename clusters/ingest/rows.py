@@ -152,14 +152,22 @@ def pdb_rows(
 ) -> Iterator[dict[str, Any]]:
     matched: dict[int, list[str]] = defaultdict(list)
     if cluster.pdbs:
+        # The engine's index (one pass, by matchLabels pair) when uids are unique;
+        # otherwise every pod against its namespace's budgets.
+        unique_uids = len({pod.uid for pod in cluster.pods}) == len(cluster.pods)
         by_namespace: dict[str, list[int]] = defaultdict(list)
         for i, pdb in enumerate(cluster.pdbs):
             by_namespace[pdb.namespace].append(i)
         pdbs = cluster.pdbs
         for pod in cluster.pods:
-            for i in by_namespace.get(pod.namespace, ()):
-                if pdbs[i].matches(pod):
-                    matched[i].append(pod.name)
+            if pod.namespace not in by_namespace:
+                continue
+            if unique_uids:
+                found = cluster.pdbs_for_pod(pod)
+            else:
+                found = tuple(i for i in by_namespace[pod.namespace] if pdbs[i].matches(pod))
+            for i in found:
+                matched[i].append(pod.name)
     for i, pdb in enumerate(cluster.pdbs):
         status = pdb_status.get((pdb.namespace, pdb.name), {})
         names = sorted(matched.get(i, ()))
