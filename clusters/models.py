@@ -15,15 +15,6 @@ from django.urls import reverse
 from clusters.constants import SnapshotStatus
 
 
-class SnapshotQuerySet(models.QuerySet):
-    def visible_to(self, user: object) -> SnapshotQuerySet:
-        if getattr(user, "is_staff", False):
-            return self
-        if not getattr(user, "is_authenticated", False):
-            return self.none()
-        return self.filter(owner=user)
-
-
 class Snapshot(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="snapshots"
@@ -56,8 +47,6 @@ class Snapshot(models.Model):
     # {"namespace": [...], "phase": [...]}: the pods' distinct values, for filter menus.
     facets = models.JSONField(default=dict, blank=True)
     duration_ms = models.PositiveIntegerField(null=True, blank=True)
-
-    objects = SnapshotQuerySet.as_manager()
 
     class Meta:
         ordering = ("-created", "-id")
