@@ -19,7 +19,7 @@ SCRUB_LABELS = {
     "ConfigMap": "ConfigMap objects dropped",
     "managedFields": "objects lost their metadata.managedFields",
     "lastAppliedConfiguration": f"{LAST_APPLIED_ANNOTATION} annotations removed",
-    "envValues": "environment variable values removed (names kept)",
+    "envValues": "environment variable values removed",
     "envFrom": "envFrom references removed",
 }
 
