@@ -237,15 +237,7 @@ def _relocate(err: InvalidInput, parts: list[FileObjects], origins: list[int]) -
     if err.index is not None and 0 <= err.index < len(origins):
         part = parts[origins[err.index]]
         position = part.positions[err.index - _offset(parts, origins[err.index])]
-        return InvalidInput(
-            err.message,
-            source=part.source,
-            index=position,
-            kind=err.kind,
-            namespace=err.namespace,
-            name=err.name,
-            field=err.field,
-        )
+        return _moved(err, source=part.source, index=position)
     if err.kind and err.name:
         for part in parts:
             for obj, position in zip(part.objects, part.positions, strict=True):
@@ -255,18 +247,23 @@ def _relocate(err: InvalidInput, parts: list[FileObjects], origins: list[int]) -
                     and meta.get("name") == err.name
                     and (meta.get("namespace") or "default") == (err.namespace or "default")
                 ):
-                    return InvalidInput(
-                        err.message,
-                        source=part.source,
-                        index=position,
-                        kind=err.kind,
-                        namespace=err.namespace,
-                        name=err.name,
-                        field=err.field,
-                    )
+                    return _moved(err, source=part.source, index=position)
     if not err.source and len(parts) == 1:
         return err.located(source=parts[0].source)
     return err
+
+
+def _moved(err: InvalidInput, *, source: str, index: int) -> InvalidInput:
+    """The same error, placed at an item of one uploaded file instead of the merged list."""
+    return InvalidInput(
+        err.message,
+        source=source,
+        index=index,
+        kind=err.kind,
+        namespace=err.namespace,
+        name=err.name,
+        field=err.field,
+    )
 
 
 def _offset(parts: list[FileObjects], part_index: int) -> int:
