@@ -486,3 +486,73 @@ def test_hard_pod_affinity_weight_zero_ignores_existing_required_terms() -> None
     cfg = EngineConfig()
     cfg.hard_pod_affinity_weight = 0
     assert scores(objects, make_pod("p").labels(app="p").obj(), cfg) is None
+
+
+def test_existing_pods_namespace_selector_sees_empty_namespace_labels() -> None:
+    # types.go AffinityTerm.Matches: Namespaces.Has(ns) || NamespaceSelector.Matches(nsLabels).
+    # An existing pod's selector is not merged; it meets the incoming pod's namespace labels,
+    # which GetNamespaceLabelsSnapshot leaves nil without a Namespace object. A selector that
+    # an empty label set satisfies (DoesNotExist) therefore selects the incoming pod; one
+    # that needs a label does not.
+    absent = {"matchExpressions": [{"key": "team", "operator": "DoesNotExist"}]}
+    guard_all = (
+        make_pod("g1", "other")
+        .pod_affinity("podAntiAffinity", term(HOST, ns_selector=absent, app="p"))
+        .node("n1")
+        .obj()
+    )
+    guard_team = (
+        make_pod("g2", "other")
+        .pod_affinity(
+            "podAntiAffinity", term(HOST, ns_selector={"matchLabels": {"team": "x"}}, app="p")
+        )
+        .node("n3")
+        .obj()
+    )
+    got = filter_all([*nodes_2x2(), guard_all, guard_team], make_pod("p").labels(app="p").obj())
+    assert got == {"n1": (UNS, EXISTING), "n2": OK, "n3": OK, "n4": OK}
+
+
+def test_self_affinity_exception_returns_once_the_last_match_is_removed() -> None:
+    # filtering.go satisfyPodAffinity: with affinityCounts empty and the pod matching its own
+    # terms, any node with the topology key passes. RemovePod deletes a pair that drops to
+    # zero, so removing the only matching pod (a lower-priority victim) opens every node.
+    peer = make_pod("peer").labels(app="p").node("n1").obj()
+    pod = make_pod("p").labels(app="p").pod_affinity("podAffinity", term(HOST, app="p")).obj()
+    cluster, pl, pending = setup([*nodes_2x2(), peer], pod)
+    state = CycleState()
+    pl.pre_filter(state, pending, cluster.node_infos)
+    n1 = cluster.node_info_by_name["n1"]
+    n2 = cluster.node_info_by_name["n2"]
+    assert pl.filter(state, pending, n1).is_success()
+    assert pl.filter(state, pending, n2).code == UAU
+
+    dry = state.clone()
+    ni = n1.clone()
+    victim = ni.pods[0]
+    ni.remove_pod(victim)
+    pl.remove_pod(dry, pending, victim, ni)
+    assert pl.filter(dry, pending, ni).is_success()
+    assert pl.filter(dry, pending, n2).is_success()
+
+    ni.add_pod(victim)
+    pl.add_pod(dry, pending, victim, ni)
+    assert pl.filter(dry, pending, ni).is_success()
+    assert pl.filter(dry, pending, n2).code == UAU
+
+
+def test_normalize_uses_the_lowest_score_even_when_all_are_negative() -> None:
+    # scoring.go NormalizeScore starts minCount at MaxInt64 and maxCount at MinInt64, so
+    # all-negative raw scores still spread over [0, 100]: a1 = -5, b1 = -10 ->
+    # a1 = 100 * (-5 + 10) / 5 = 100, b1 = 0 (a zero-based minimum would give a1 50).
+    objects = [
+        make_node("a1").zone("a").obj(),
+        make_node("b1").zone("b").obj(),
+        make_pod("db1").labels(app="db").node("a1").obj(),
+        make_pod("db2").labels(app="db").node("b1").obj(),
+        make_pod("db3").labels(app="db").node("b1").obj(),
+    ]
+    assert scores(objects, pref("podAntiAffinity", 5, ZONE, app="db").obj()) == {
+        "a1": 100,
+        "b1": 0,
+    }

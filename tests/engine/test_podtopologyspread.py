@@ -454,3 +454,45 @@ def test_score_rounds_to_nearest() -> None:
     pl.pre_score(state, pending, cluster.node_infos)
     assert pl.score(state, pending, cluster.node_info_by_name["a1"]) == round(2 * _w(2)) == 3
     assert pl.score(state, pending, cluster.node_info_by_name["b1"]) == 0
+
+
+def test_removing_a_terminating_pod_goes_below_the_prefilter_count() -> None:
+    # common.go countPodsMatchSelector skips terminating pods, but filtering.go updateWithPod
+    # does not look at deletionTimestamp: a terminating victim removed in the dry run takes
+    # its zone from 0 to -1, and the global minimum with it.
+    dying = make_pod("dying").labels(app="web").node("a1").terminating().obj()
+    objects = [*nodes_ab(), dying, web("w1", "b1")]
+    cluster, pl, pending = setup(objects, spread_pod(constraint(max_skew=2)))
+    state = CycleState()
+    pl.pre_filter(state, pending, cluster.node_infos)
+    a1 = cluster.node_info_by_name["a1"]
+    b1 = cluster.node_info_by_name["b1"]
+    # zone a 0, zone b 1: b1 = 1 + 1 - 0 = 2 <= 2
+    assert pl.filter(state, pending, b1).is_success()
+
+    dry = state.clone()
+    ni = a1.clone()
+    victim = ni.pods[0]
+    ni.remove_pod(victim)
+    pl.remove_pod(dry, pending, victim, ni)
+    # zone a -1: b1 = 1 + 1 + 1 = 3 > 2; a1 = -1 + 1 + 1 = 1
+    assert pl.filter(dry, pending, b1).code == UNS
+    assert pl.filter(dry, pending, ni).is_success()
+
+
+def test_empty_selector_counts_nothing_but_matches_added_pods() -> None:
+    # countPodsMatchSelector returns 0 for an Empty() selector, while labels.Everything()
+    # matches every pod in Filter's self-match and in updateWithPod.
+    objects = [*nodes_ab(), web("w1", "a1"), web("w2", "a1", app="db")]
+    cluster, pl, pending = setup(objects, spread_pod(constraint(selector={})))
+    state = CycleState()
+    pl.pre_filter(state, pending, cluster.node_infos)
+    a1 = cluster.node_info_by_name["a1"]
+    # both zones 0: 0 + 1 - 0 = 1 everywhere
+    assert pl.filter(state, pending, a1).is_success()
+    other = load_cluster(as_list(web("x", "a2", app="cache"))).pods[0]
+    pl.add_pod(state, pending, other, cluster.node_info_by_name["a2"])
+    pl.add_pod(state, pending, other, cluster.node_info_by_name["a2"])
+    # zone a 2, zone b 0: a1 = 2 + 1 - 0 = 3 > 1
+    assert pl.filter(state, pending, a1).code == UNS
+    assert pl.filter(state, pending, cluster.node_info_by_name["b1"]).is_success()
