@@ -121,14 +121,30 @@ def _is_stale(analysis: Analysis) -> bool:
     return since < timezone.now() - timedelta(seconds=limit)
 
 
+def _redelivery_minutes() -> int | None:
+    """After how long the broker hands a killed worker's task to a worker again.
+
+    Redis keeps an unacknowledged task aside until its visibility timeout has
+    passed since it was delivered, then any running worker restores it to its
+    queue. The embedded filesystem broker never hands it back (None).
+    """
+    if not str(getattr(settings, "CELERY_BROKER_URL", "")).startswith(("redis", "rediss")):
+        return None
+    options = getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {}) or {}
+    seconds = int(options.get("visibility_timeout", 3600))
+    return max(1, round(seconds / 60))
+
+
 def _result_context(
     request: HttpRequest, analysis: Analysis, *, page_url: str, shared: bool
 ) -> dict[str, Any]:
+    stale = _is_stale(analysis)
     ctx: dict[str, Any] = {
         "analysis": analysis,
         "page_url": page_url,
         "shared": shared,
-        "stale": _is_stale(analysis),
+        "stale": stale,
+        "redelivery_minutes": _redelivery_minutes() if stale else None,
         "criteria": presenters.criteria_help(),
         "criterion_columns": presenters.CRITERION_COLUMNS,
     }

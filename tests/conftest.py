@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -84,58 +84,68 @@ def _database_url_for_subprocess() -> str:
     return f"postgres://{auth}{s.get('HOST') or '127.0.0.1'}:{s.get('PORT') or 5432}/{s['NAME']}"
 
 
-@pytest.fixture
-def celery_worker_process(transactional_db: Any, settings: Any) -> Iterator[subprocess.Popen[str]]:
-    """A real `celery worker` process on Redis, reading and writing the test database.
+WorkerFactory = Callable[..., subprocess.Popen[str]]
 
-    It listens on a queue of its own, so concurrent test runs sharing one Redis
-    never take each other's tasks.
+
+@pytest.fixture
+def celery_worker_factory(transactional_db: Any, settings: Any) -> Iterator[WorkerFactory]:
+    """Starts real `celery worker` processes on Redis, reading and writing the test database.
+
+    ``start(pool="solo", concurrency=1)`` returns the worker's main process once it
+    has answered a real task. Each worker listens on a queue of its own, so
+    concurrent test runs sharing one Redis never take each other's tasks; the
+    app sends this test's tasks to the last worker started. Every worker is
+    stopped when the test ends.
     """
     from config.celery import app
 
     redis_url = os.environ.get("REDIS_URL") or settings.REDIS_URL
     if not redis_url:
         raise RuntimeError("The worker tests need Redis: set REDIS_URL (make test does).")
-    queue = f"test-{uuid.uuid4().hex[:12]}"
-    env = {
-        **os.environ,
-        "DATABASE_URL": _database_url_for_subprocess(),
-        "REDIS_URL": redis_url,
-        "CELERY_QUEUE": queue,
-        "DEBUG": "1",
-        "PYTHONUNBUFFERED": "1",
-    }
-    env.pop("TEST_DB_NAME", None)
-    log = open(ROOT / "var" / f"worker-{queue}.log", "w")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
-            "--pool=solo",
-            "--without-gossip",
-            "--without-mingle",
-            "--without-heartbeat",
-            "-Q",
-            queue,
-            "-n",
-            f"{queue}@%h",
-            "--loglevel=INFO",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    started: list[tuple[subprocess.Popen[str], Any]] = []
     previous = (app.conf.broker_url, app.conf.result_backend, app.conf.task_default_queue)
-    app.conf.broker_url = redis_url
-    app.conf.result_backend = redis_url
-    app.conf.task_default_queue = queue
-    try:
+
+    def start(*, pool: str = "solo", concurrency: int = 1) -> subprocess.Popen[str]:
+        queue = f"test-{uuid.uuid4().hex[:12]}"
+        env = {
+            **os.environ,
+            "DATABASE_URL": _database_url_for_subprocess(),
+            "REDIS_URL": redis_url,
+            "CELERY_QUEUE": queue,
+            "DEBUG": "1",
+            "PYTHONUNBUFFERED": "1",
+        }
+        env.pop("TEST_DB_NAME", None)
+        log = open(ROOT / "var" / f"worker-{queue}.log", "w")  # noqa: SIM115 - closed below
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "config",
+                "worker",
+                f"--pool={pool}",
+                f"--concurrency={concurrency}",
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "-Q",
+                queue,
+                "-n",
+                f"{queue}@%h",
+                "--loglevel=INFO",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        started.append((proc, log))
+        app.conf.broker_url = redis_url
+        app.conf.result_backend = redis_url
+        app.conf.task_default_queue = queue
         # Ready when it answers a real task, not merely when the process exists.
         deadline = time.monotonic() + 60
         while True:
@@ -143,19 +153,31 @@ def celery_worker_process(transactional_db: Any, settings: Any) -> Iterator[subp
                 raise RuntimeError(f"celery worker exited: {Path(log.name).read_text()}")
             try:
                 if app.send_task("preemptlab.ping", queue=queue).get(timeout=5) == "pong":
-                    break
+                    return proc
             except Exception:
                 if time.monotonic() > deadline:
                     raise
-        yield proc
+
+    try:
+        yield start
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+        for proc, _ in started:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc, log in started:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=20)
+            log.close()
         app.conf.broker_url, app.conf.result_backend, app.conf.task_default_queue = previous
+
+
+@pytest.fixture
+def celery_worker_process(celery_worker_factory: WorkerFactory) -> subprocess.Popen[str]:
+    """One real worker with the solo pool (tasks run in the worker's main process)."""
+    return celery_worker_factory()
 
 
 @pytest.fixture(scope="session")

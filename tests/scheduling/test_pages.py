@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import html as html_lib
 import re
+from datetime import timedelta
 from typing import Any
 from unittest import mock
 
 import pytest
+from django.utils import timezone
 
 from scheduling import services
 from scheduling.constants import AnalysisStatus
@@ -299,6 +301,75 @@ def test_a_failed_analysis_can_be_run_again_from_its_page(
     analysis.refresh_from_db()
     assert analysis.status == AnalysisStatus.QUEUED
     _no_broker.assert_called_with(analysis.pk)
+
+
+def _stale(analysis: Analysis, status: str) -> None:
+    long_ago = timezone.now() - timedelta(hours=2)
+    Analysis.objects.filter(pk=analysis.pk).update(
+        status=status, created=long_ago, started_at=long_ago if status == "running" else None
+    )
+
+
+def _stale_note(html: str) -> str:
+    m = re.search(r'<p class="error" id="stale-note">(.*?)</p>', html, re.S)
+    assert m, "no note about the lost worker"
+    return " ".join(html_lib.unescape(m.group(1)).split())
+
+
+def test_a_stale_running_analysis_says_when_redis_hands_it_back(
+    owner_client: Any, demo_snapshot: Any, cat3_pod: Any, settings: Any
+) -> None:
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/0"
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 1200}
+    analysis = services.analysis_create(snapshot=demo_snapshot, pod=cat3_pod)
+    _stale(analysis, "running")
+    note = _stale_note(owner_client.get(f"/analyses/{analysis.pk}/").content.decode())
+    assert "about 20 minutes after it started" in note
+    assert "runs again by itself" in note
+
+
+def test_a_stale_running_analysis_on_the_embedded_broker_must_be_run_again(
+    owner_client: Any, demo_snapshot: Any, cat3_pod: Any, settings: Any
+) -> None:
+    settings.CELERY_BROKER_URL = "filesystem://"
+    analysis = services.analysis_create(snapshot=demo_snapshot, pod=cat3_pod)
+    _stale(analysis, "running")
+    note = _stale_note(owner_client.get(f"/analyses/{analysis.pk}/").content.decode())
+    assert "does not hand back" in note and "run it again" in note
+
+
+def test_a_stale_queued_analysis_says_no_worker_is_taking_analyses(
+    owner_client: Any, demo_snapshot: Any, cat3_pod: Any, settings: Any
+) -> None:
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/0"
+    analysis = services.analysis_create(snapshot=demo_snapshot, pod=cat3_pod)
+    _stale(analysis, "queued")
+    note = _stale_note(owner_client.get(f"/analyses/{analysis.pk}/").content.decode())
+    assert "no worker seems to be taking analyses" in note
+
+
+def test_a_stale_running_analysis_can_be_run_again_from_its_page(
+    owner_client: Any,
+    demo_snapshot: Any,
+    cat3_pod: Any,
+    _no_broker: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    analysis = services.analysis_create(snapshot=demo_snapshot, pod=cat3_pod)
+    _stale(analysis, "running")
+    with django_capture_on_commit_callbacks(execute=True):
+        owner_client.post(f"/analyses/{analysis.pk}/retry/")
+    analysis.refresh_from_db()
+    assert analysis.status == AnalysisStatus.QUEUED
+    _no_broker.assert_called_with(analysis.pk)
+
+
+def test_a_fresh_running_analysis_shows_no_note(
+    owner_client: Any, demo_snapshot: Any, cat3_pod: Any
+) -> None:
+    analysis = services.analysis_create(snapshot=demo_snapshot, pod=cat3_pod)
+    Analysis.objects.filter(pk=analysis.pk).update(status="running", started_at=timezone.now())
+    assert 'id="stale-note"' not in owner_client.get(f"/analyses/{analysis.pk}/").content.decode()
 
 
 def test_the_snapshots_analyses_are_listed(
