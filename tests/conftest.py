@@ -38,6 +38,12 @@ CHROMIUM_ARGS = [
 PASSWORD = "correct-horse-battery"
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings: Any) -> None:
+    """The cast's passwords are hashed once per test: keep it cheap (login still works)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def owner(db: Any) -> Any:
     return get_user_model().objects.create_user("owner", "owner@example.com", PASSWORD)

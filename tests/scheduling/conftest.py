@@ -12,12 +12,6 @@ from scheduling import cluster_cache
 
 
 @pytest.fixture(autouse=True)
-def _fast_password_hashing(settings: Any) -> None:
-    """The cast's passwords are hashed once per test: keep it cheap (login still works)."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture(autouse=True)
 def _empty_cluster_cache() -> Any:
     cluster_cache.cluster_cache_clear()
     yield
