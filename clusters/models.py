@@ -157,6 +157,10 @@ class Pod(models.Model):
     start_time = models.DateTimeField(null=True, blank=True)
     terminating = models.BooleanField(default=False)
     nominated_node_name = models.CharField(max_length=253, blank=True, default="")
+    # The pod's object as stored for the engine (scrubbed, only the fields scheduling
+    # reads): what "clone this pod" starts from, without decoding the whole snapshot.
+    # Null for pods of snapshots ingested before it was kept.
+    manifest = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ("namespace", "name")

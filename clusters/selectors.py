@@ -45,7 +45,28 @@ def snapshot_nodes(*, snapshot: models.Snapshot) -> QuerySet[models.Node]:
 
 
 def snapshot_pods(*, snapshot: models.Snapshot) -> QuerySet[models.Pod]:
-    return models.Pod.objects.filter(snapshot=snapshot).order_by("namespace", "name")
+    """The browse rows, without each pod's stored object (pod_manifest reads that)."""
+    return (
+        models.Pod.objects.filter(snapshot=snapshot).defer("manifest").order_by("namespace", "name")
+    )
+
+
+def pod_manifest(*, pod: models.Pod) -> dict[str, Any] | None:
+    """The pod's stored object (scrubbed, as the engine reads it).
+
+    Read from its browse row; for a snapshot ingested before the rows kept it,
+    found by decoding the snapshot's objects.
+    """
+    if pod.manifest is not None:  # one more query when the row was read without it
+        manifest: dict[str, Any] = pod.manifest
+        return manifest
+    for obj in snapshot_objects(snapshot=pod.snapshot):
+        if obj.get("kind") != "Pod":
+            continue
+        meta = obj.get("metadata") or {}
+        if meta.get("name") == pod.name and (meta.get("namespace") or "default") == pod.namespace:
+            return obj
+    return None
 
 
 def snapshot_pdbs(*, snapshot: models.Snapshot) -> QuerySet[models.PodDisruptionBudget]:

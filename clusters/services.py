@@ -30,6 +30,7 @@ from clusters.constants import (
     ASYNC_INGEST_BYTES,
     BULK_BATCH_SIZE,
     KIND_PDB,
+    KIND_POD,
     SnapshotStatus,
 )
 from clusters.ingest import rows
@@ -380,6 +381,15 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
     progress(55, "Compressing the scrubbed objects")
     raw = orjson.dumps(objects)
     raw_size = len(raw)
+    # Each pod's stored object goes on its browse row too, for "clone this pod".
+    manifests = {
+        (
+            (obj.get("metadata") or {}).get("namespace") or "default",
+            (obj.get("metadata") or {}).get("name"),
+        ): obj
+        for obj in objects
+        if obj.get("kind") == KIND_POD
+    }
     del objects, origins, parts
     # zlib releases the GIL: compress on the second core while the rows are stored.
     compressing = _executor().submit(zlib.compress, raw, 1)
@@ -391,7 +401,7 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
         for _ in _insert(models.Node, rows.node_rows(cluster, snapshot, bands)):
             pass
         total_pods = len(cluster.pods)
-        for stored in _insert(models.Pod, rows.pod_rows(cluster, snapshot)):
+        for stored in _insert(models.Pod, rows.pod_rows(cluster, snapshot, manifests)):
             if stored and stored % (BULK_BATCH_SIZE * 10) == 0:
                 progress(
                     65 + int(30 * stored / total_pods),
@@ -402,6 +412,7 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
         classes = list(rows.priority_class_rows(cluster, snapshot))
         for _ in _insert(models.PriorityClass, classes):
             pass
+        del manifests
         blob = compressing.result()
         models.SnapshotObjects.objects.create(snapshot=snapshot, data=blob, raw_size=raw_size)
         models.SnapshotUpload.objects.filter(snapshot=snapshot).delete()

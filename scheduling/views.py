@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
 from clusters.models import Pod as PodRow
-from clusters.selectors import snapshot_get
+from clusters.selectors import pod_manifest, snapshot_get
 from scheduling import presenters, selectors, services
 from scheduling.constants import (
     CANDIDATES_PER_PAGE,
@@ -77,7 +77,7 @@ def analysis_clone(request: HttpRequest, snapshot_id: int, pod_id: int) -> HttpR
     """'What if this pod had class X': the pod cloned as pending with another class."""
     snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
     row = get_object_or_404(PodRow, pk=pod_id, snapshot=snapshot)
-    source_pod = services.pod_object_find(snapshot=snapshot, namespace=row.namespace, name=row.name)
+    source_pod = pod_manifest(pod=row)
     if source_pod is None:
         raise Http404("The pod is not among the snapshot's objects.")
     initial = {"priority_class": request.GET.get("class") or row.priority_class}

@@ -98,8 +98,14 @@ def node_rows(
         )
 
 
-def pod_rows(cluster: Cluster, snapshot: models.Snapshot) -> Iterator[dict[str, Any]]:
+def pod_rows(
+    cluster: Cluster,
+    snapshot: models.Snapshot,
+    manifests: dict[tuple[str, str], dict[str, Any]] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """The pods' browse rows; ``manifests`` gives each pod's stored object by (namespace, name)."""
     snapshot_id = snapshot.pk
+    manifests = manifests or {}
     for pod in cluster.pods:
         requests = pod.requests
         yield dict(
@@ -120,6 +126,7 @@ def pod_rows(cluster: Cluster, snapshot: models.Snapshot) -> Iterator[dict[str, 
             start_time=parse_time(pod.start_time),
             terminating=bool(pod.terminating),
             nominated_node_name=pod.nominated_node_name or "",
+            manifest=manifests.get((pod.namespace, pod.name)),
         )
 
 

@@ -297,6 +297,33 @@ def test_a_clone_of_a_demo_pod_with_class_cat_3_preempts(demo_snapshot: Any) -> 
     assert analysis.result == analyze(demo_objects(), clone).to_dict()
 
 
+def test_each_pods_stored_object_is_kept_on_its_row(demo_snapshot: Any) -> None:
+    """Cloning reads one row, not the whole snapshot; the row holds the same object."""
+    from clusters.selectors import snapshot_objects
+
+    stored = {
+        (o["metadata"].get("namespace") or "default", o["metadata"]["name"]): o
+        for o in snapshot_objects(snapshot=demo_snapshot)
+        if o["kind"] == "Pod"
+    }
+    rows = list(demo_snapshot.pods.all())
+    assert rows and len(rows) == len(stored)
+    for row in rows:
+        assert row.manifest == stored[(row.namespace, row.name)]
+
+
+def test_a_pod_of_a_snapshot_ingested_before_rows_kept_objects_is_still_found(
+    demo_snapshot: Any,
+) -> None:
+    name = _first_pod_name(demo_snapshot, "blue")
+    kept = services.pod_object_find(snapshot=demo_snapshot, namespace="default", name=name)
+    demo_snapshot.pods.update(manifest=None)
+    assert services.pod_object_find(snapshot=demo_snapshot, namespace="default", name=name) == kept
+    assert (
+        services.pod_object_find(snapshot=demo_snapshot, namespace="default", name="nope") is None
+    )
+
+
 def _first_pod_name(snapshot: Any, app: str) -> str:
     return snapshot.pods.filter(name__startswith=f"{app}-").order_by("name").first().name
 

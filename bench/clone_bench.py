@@ -1,0 +1,98 @@
+"""The "what if this pod had class X" page on a large snapshot: GET the form, POST the clone.
+
+    DEBUG=1 DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres \
+        .venv/bin/python bench/clone_bench.py [--nodes 5000 --pods 150000 --pdbs 2000]
+
+Reuses analysis_bench's cached cluster file under bench/out/, ingests it into a
+throwaway database through the snapshots service, then times the clone page of
+a few pods (GET) and the clone's submission (POST, which stores a queued
+analysis; tasks run eagerly off, so nothing is sent to a broker). Target: 300 ms.
+Run on demand; never part of the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from unittest import mock
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--nodes", type=int, default=5000)
+    ap.add_argument("--pods", type=int, default=150000)
+    ap.add_argument("--pdbs", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+
+    from bench.analysis_bench import _cluster_file
+
+    path = _cluster_file(args.nodes, args.pods, args.pdbs, args.seed)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import setup_test_environment
+
+    setup_test_environment()
+    settings.DEBUG = False
+    settings.ALLOWED_HOSTS = ["testserver"]
+    if connection.vendor != "postgresql":
+        raise SystemExit("Run the benchmark on PostgreSQL.")
+    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    try:
+        from clusters import services as cluster_services
+        from clusters.models import Pod
+
+        owner = get_user_model().objects.create_user("bench", password="bench-password-1")
+        t = time.perf_counter()
+        snapshot = cluster_services.snapshot_create(
+            owner=owner,
+            name="bench",
+            files=[cluster_services.UploadedFile(name=path.name, data=path.read_bytes())],
+            run_async=False,
+        )
+        print(
+            f"ingested {snapshot.node_count:,} nodes, {snapshot.pod_count:,} pods, "
+            f"{snapshot.pdb_count:,} PDBs in {time.perf_counter() - t:.1f} s"
+        )
+        client = Client()
+        client.force_login(owner)
+        rows = list(Pod.objects.filter(snapshot=snapshot).order_by("pk"))
+        picks = [rows[0], rows[len(rows) // 2], rows[-1]]
+        get_times, post_times = [], []
+        with mock.patch("scheduling.services.analysis_enqueue"):
+            for i in range(args.runs):
+                row = picks[i % len(picks)]
+                url = f"/snapshots/{snapshot.pk}/pods/{row.pk}/what-if/"
+                t0 = time.perf_counter()
+                r = client.get(url)
+                get_times.append((time.perf_counter() - t0) * 1000)
+                assert r.status_code == 200, (url, r.status_code)
+                t0 = time.perf_counter()
+                r = client.post(url, {"priority_class": "critical-apps"})
+                post_times.append((time.perf_counter() - t0) * 1000)
+                assert r.status_code == 302, (url, r.status_code, r.content[:2000])
+        for label, times in (("GET clone page", get_times), ("POST clone", post_times)):
+            print(
+                f"{label} on {snapshot.pod_count:,} pods: median {statistics.median(times):.0f} ms, "
+                f"max {max(times):.0f} ms over {len(times)} (target <= 300 ms)"
+            )
+    finally:
+        connection.creation.destroy_test_db(old_name, verbosity=0)
+
+
+if __name__ == "__main__":
+    main()
