@@ -33,6 +33,33 @@ def _preemptor() -> dict[str, object]:
     }
 
 
+def _constrained_preemptor() -> dict[str, object]:
+    """The same pod with a zone spread constraint and hostname anti-affinity: victim
+    selection then runs every filter plugin with AddPod/RemovePod, not the resources-only path."""
+    pod = _preemptor()
+    pod["metadata"] = {**pod["metadata"], "labels": {"app": "whatif"}}  # type: ignore[dict-item]
+    selector = {"matchLabels": {"app": "whatif"}}
+    pod["spec"] = {
+        **pod["spec"],  # type: ignore[dict-item]
+        "topologySpreadConstraints": [
+            {
+                "maxSkew": 1,
+                "topologyKey": "topology.kubernetes.io/zone",
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": selector,
+            }
+        ],
+        "affinity": {
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"topologyKey": "kubernetes.io/hostname", "labelSelector": selector}
+                ]
+            }
+        },
+    }
+    return pod
+
+
 def run(nodes: int, pods: int, pdbs: int) -> None:
     snapshot = orjson.loads(orjson.dumps(generate(nodes, pods, pdbs, seed=1)))
     gc.collect()
@@ -53,6 +80,15 @@ def run(nodes: int, pods: int, pdbs: int) -> None:
         f"peak RSS {peak:.0f} MiB (includes the parsed JSON)"
     )
     assert result2.to_dict() == result.to_dict()
+    t4 = time.perf_counter()
+    constrained = analyze(cluster, _constrained_preemptor())
+    t5 = time.perf_counter()
+    cpre = constrained.details()["preemption"] or {}
+    print(
+        f"  with spread + anti-affinity: analyze {t5 - t4:.3f}s, outcome {constrained.outcome} on "
+        f"{constrained.node}, {len(constrained.candidates)} candidates, "
+        f"fast path {cpre.get('resources_only_fast_path')}"
+    )
 
 
 def main() -> None:
