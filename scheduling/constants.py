@@ -61,7 +61,8 @@ CRITERIA: tuple[tuple[str, str, str, str], ...] = (
         "Sum of priorities",
         "priority_sum",
         "Smallest sum of victim priorities: then the node where the victims' priorities "
-        "add up to the least.",
+        "add up to the least. kube-scheduler adds 2^31 to each priority before summing, so "
+        "with negative priorities a node with more victims still counts as the larger sum.",
     ),
     (
         "victim_count",
