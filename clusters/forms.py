@@ -27,7 +27,8 @@ class SnapshotUploadForm(forms.Form):
         required=False,
         help_text="Defaults to the first file's name.",
     )
-    files = MultipleFileField(
+    # The metaclass moves declared fields into base_fields, so self.files stays the uploads.
+    files = MultipleFileField(  # type: ignore[assignment]
         required=False,
         help_text="kubectl get nodes,pods,pdb,priorityclasses -A -o json (or -o yaml); "
         "several files merge into one snapshot.",

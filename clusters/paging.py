@@ -12,7 +12,7 @@ from django.core.paginator import InvalidPage, Page, Paginator
 from django.http import HttpRequest
 
 
-class KnownCountPaginator(Paginator):
+class KnownCountPaginator(Paginator[Any]):
     def __init__(self, object_list: Any, per_page: int, *, count: int | None = None) -> None:
         super().__init__(object_list, per_page)
         if count is not None:
@@ -21,7 +21,7 @@ class KnownCountPaginator(Paginator):
 
 def paginate(
     request: HttpRequest, queryset: Any, *, per_page: int = 50, count: int | None = None
-) -> Page:
+) -> Page[Any]:
     paginator = KnownCountPaginator(queryset, per_page, count=count)
     try:
         return paginator.page(request.GET.get("page") or 1)

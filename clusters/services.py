@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 from django.conf import settings
 from django.db import connection, connections, transaction
-from django.db.models import Model
+from django.db.models import Field, Model
 from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 
@@ -281,6 +281,13 @@ def _analyze_tables() -> None:
             cursor.execute(f"ANALYZE {connection.ops.quote_name(model._meta.db_table)}")
 
 
+def _column(field: Field[Any, Any]) -> str:
+    """The database column of a concrete field (only non-concrete fields have none)."""
+    if field.column is None:
+        raise TypeError(f"{field!r} has no database column")
+    return field.column
+
+
 def _insert(model: type[Model], rows_iter: Iterable[dict[str, Any]]) -> Iterator[int]:
     """Insert rows (dicts of column values by attribute name), yielding the running count.
 
@@ -303,7 +310,7 @@ def _insert(model: type[Model], rows_iter: Iterable[dict[str, Any]]) -> Iterator
     quote = connection.ops.quote_name
     sql = (
         f"COPY {quote(model._meta.db_table)} "
-        f"({', '.join(quote(f.column) for f in fields)}) FROM STDIN"
+        f"({', '.join(quote(_column(f)) for f in fields)}) FROM STDIN"
     )
     dumps = orjson.dumps
     with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
@@ -347,6 +354,12 @@ def snapshot_ingest_files(
     return snapshot
 
 
+def _namespaced_name(obj: dict[str, Any]) -> tuple[str, str]:
+    """An object's (namespace, name) as the engine keys it; load_cluster refuses a missing name."""
+    meta: dict[str, Any] = obj.get("metadata") or {}
+    return meta.get("namespace") or "default", meta.get("name") or ""
+
+
 def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Progress) -> None:
     scrubbed: Counter[str] = Counter()
     skipped: Counter[str] = Counter()
@@ -371,10 +384,7 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
     for kind, n in cluster.skipped.items():
         skipped[kind] += n
     pdb_status = {
-        (
-            (obj.get("metadata") or {}).get("namespace") or "default",
-            (obj.get("metadata") or {}).get("name"),
-        ): obj.get("status") or {}
+        _namespaced_name(obj): obj.get("status") or {}
         for obj in objects
         if obj.get("kind") == KIND_PDB
     }
@@ -382,14 +392,7 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
     raw = orjson.dumps(objects)
     raw_size = len(raw)
     # Each pod's stored object goes on its browse row too, for "clone this pod".
-    manifests = {
-        (
-            (obj.get("metadata") or {}).get("namespace") or "default",
-            (obj.get("metadata") or {}).get("name"),
-        ): obj
-        for obj in objects
-        if obj.get("kind") == KIND_POD
-    }
+    manifests = {_namespaced_name(obj): obj for obj in objects if obj.get("kind") == KIND_POD}
     del objects, origins, parts
     # zlib releases the GIL: compress on the second core while the rows are stored.
     compressing = _executor().submit(zlib.compress, raw, 1)

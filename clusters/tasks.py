@@ -12,7 +12,7 @@ from clusters import models, services
 log = logging.getLogger(__name__)
 
 
-class SnapshotIngestTask(Task):  # type: ignore[misc]
+class SnapshotIngestTask(Task[Any, Any]):
     """Records any unexpected failure on the snapshot, so its page stops waiting."""
 
     def on_failure(

@@ -16,6 +16,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseStopPolling
+from django_htmx.middleware import HtmxDetails
 
 from clusters import selectors, services
 from clusters.charts import node_bars
@@ -28,8 +29,8 @@ POD_FILTERS = ("namespace", "node", "priority_class", "phase")
 
 
 def _is_target(request: HttpRequest, target: str) -> bool:
-    htmx = getattr(request, "htmx", None)
-    return bool(htmx) and htmx.target == target and not htmx.boosted
+    htmx: HtmxDetails | None = getattr(request, "htmx", None)
+    return htmx is not None and bool(htmx) and htmx.target == target and not htmx.boosted
 
 
 @require_GET

@@ -8,7 +8,12 @@ Python runs the whole app (see the README for what that trades away).
 
 from pathlib import Path
 
+import django_stubs_ext
 import environ
+
+# ModelAdmin and Paginator are generic in django-stubs; this makes ModelAdmin[Model]
+# and Paginator[T] valid at runtime too.
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(environ.Env().str("PREEMPTLAB_VAR_DIR", default=str(BASE_DIR / "var")))

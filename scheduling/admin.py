@@ -4,7 +4,7 @@ from scheduling.models import Analysis, ShareLink
 
 
 @admin.register(Analysis)
-class AnalysisAdmin(admin.ModelAdmin):
+class AnalysisAdmin(admin.ModelAdmin[Analysis]):
     list_display = ("id", "pod_key", "snapshot", "status", "outcome", "created", "engine_seconds")
     list_filter = ("status", "outcome", "source")
     search_fields = ("pod_key", "snapshot__name")
@@ -13,6 +13,6 @@ class AnalysisAdmin(admin.ModelAdmin):
 
 
 @admin.register(ShareLink)
-class ShareLinkAdmin(admin.ModelAdmin):
+class ShareLinkAdmin(admin.ModelAdmin[ShareLink]):
     list_display = ("id", "analysis", "created", "revoked_at")
     raw_id_fields = ("analysis",)

@@ -8,7 +8,7 @@ in the engine's own words.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 
@@ -81,7 +81,8 @@ class ManifestForm(forms.Form):
         self.pod: dict[str, Any] | None = None
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         upload = data.get("file")
         text: str | bytes = data.get("manifest") or ""
         source = "manifest"
@@ -136,11 +137,12 @@ class PodForm(forms.Form):
     def __init__(self, *args: Any, snapshot: Snapshot, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.snapshot = snapshot
-        self.fields["priority_class"].choices = _class_choices(snapshot)
+        priority_class = cast(forms.ChoiceField, self.fields["priority_class"])
+        priority_class.choices = _class_choices(snapshot)
         self.pod: dict[str, Any] | None = None
 
     def clean_name(self) -> str:
-        name = self.cleaned_data["name"].strip()
+        name: str = self.cleaned_data["name"].strip()
         if not DNS_LABEL.match(name):
             raise forms.ValidationError(
                 "Lower-case letters, digits, '-' and '.', starting and ending with a letter or digit."
@@ -148,7 +150,7 @@ class PodForm(forms.Form):
         return name
 
     def clean_namespace(self) -> str:
-        ns = self.cleaned_data["namespace"].strip() or "default"
+        ns: str = self.cleaned_data["namespace"].strip() or "default"
         if not DNS_LABEL.match(ns) or "." in ns:
             raise forms.ValidationError(
                 "Lower-case letters, digits and '-', starting and ending with a letter or digit."
@@ -190,7 +192,8 @@ class PodForm(forms.Form):
         return out
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if self.errors:
             return data
         if data.get("priority_class") and data.get("priority") is not None:
@@ -225,11 +228,13 @@ class CloneForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.snapshot = snapshot
         self.source_pod = pod
-        self.fields["priority_class"].choices = _class_choices(snapshot)[1:]
+        priority_class = cast(forms.ChoiceField, self.fields["priority_class"])
+        priority_class.choices = _class_choices(snapshot)[1:]
         self.pod: dict[str, Any] | None = None
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if self.errors:
             return data
         pod = services.pod_clone(pod=self.source_pod, priority_class_name=data["priority_class"])

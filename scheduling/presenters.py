@@ -119,7 +119,7 @@ def criteria_help() -> list[dict[str, str]]:
     return [{"key": k, "label": label, "text": text} for k, label, _attr, text in CRITERIA]
 
 
-def paginate(items: list[Any], *, page: Any, per_page: int) -> Page:
+def paginate(items: list[Any], *, page: Any, per_page: int) -> Page[Any]:
     return Paginator(items, per_page).get_page(page)
 
 

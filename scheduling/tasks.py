@@ -31,7 +31,7 @@ def failure_message(exc: BaseException) -> str:
     )
 
 
-class AnalysisRunTask(Task):  # type: ignore[misc]
+class AnalysisRunTask(Task[Any, Any]):
     """Records any unexpected failure on the analysis, so its page stops waiting."""
 
     def on_failure(

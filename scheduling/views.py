@@ -12,12 +12,14 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
+from django_htmx.middleware import HtmxDetails
 
 from clusters.models import Pod as PodRow
 from clusters.selectors import pod_manifest, snapshot_get
@@ -31,6 +33,12 @@ from scheduling.forms import CloneForm, ManifestForm, PodForm
 from scheduling.models import Analysis
 
 STOP_POLLING = 286
+
+
+class HtmxHttpRequest(HttpRequest):
+    """A request as the views get it: django_htmx's HtmxMiddleware has set ``htmx``."""
+
+    htmx: HtmxDetails
 
 
 # --- submitting ----------------------------------------------------------------------------
@@ -101,9 +109,8 @@ def analysis_clone(request: HttpRequest, snapshot_id: int, pod_id: int) -> HttpR
 
 def analysis_list(request: HttpRequest, snapshot_id: int) -> HttpResponse:
     snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
-    page = presenters.Paginator(
-        selectors.analysis_list(user=request.user, snapshot=snapshot), 50
-    ).get_page(request.GET.get("page"))
+    analyses = selectors.analysis_list(user=request.user, snapshot=snapshot)
+    page = Paginator(analyses, 50).get_page(request.GET.get("page"))
     return TemplateResponse(
         request, "scheduling/analysis_list.html", {"snapshot": snapshot, "page": page}
     )
@@ -181,7 +188,7 @@ def _result_context(
 
 
 def _render_result(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     analysis: Analysis,
     *,
     template: str,
@@ -203,7 +210,7 @@ def _render_result(
     return TemplateResponse(request, template, ctx)
 
 
-def analysis_detail(request: HttpRequest, analysis_id: int) -> HttpResponse:
+def analysis_detail(request: HtmxHttpRequest, analysis_id: int) -> HttpResponse:
     analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
     return _render_result(
         request,
@@ -216,7 +223,7 @@ def analysis_detail(request: HttpRequest, analysis_id: int) -> HttpResponse:
 
 
 def _rejected_nodes(
-    request: HttpRequest, analysis: Analysis, group_index: int, *, page_url: str, shared: bool
+    request: HtmxHttpRequest, analysis: Analysis, group_index: int, *, page_url: str, shared: bool
 ) -> HttpResponse:
     if not analysis.is_done or not analysis.result:
         raise Http404("The analysis has no result yet.")
@@ -240,7 +247,7 @@ def _rejected_nodes(
     return TemplateResponse(request, "scheduling/rejected_nodes.html", ctx)
 
 
-def analysis_rejected_nodes(request: HttpRequest, analysis_id: int, group: int) -> HttpResponse:
+def analysis_rejected_nodes(request: HtmxHttpRequest, analysis_id: int, group: int) -> HttpResponse:
     analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
     return _rejected_nodes(
         request, analysis, group, page_url=analysis.get_absolute_url(), shared=False
@@ -266,7 +273,7 @@ def _share_links(request: HttpRequest, analysis: Analysis) -> list[dict[str, Any
     ]
 
 
-def _share_links_response(request: HttpRequest, analysis: Analysis) -> HttpResponse:
+def _share_links_response(request: HtmxHttpRequest, analysis: Analysis) -> HttpResponse:
     if request.htmx:
         return TemplateResponse(
             request,
@@ -277,14 +284,14 @@ def _share_links_response(request: HttpRequest, analysis: Analysis) -> HttpRespo
 
 
 @require_POST
-def share_link_create(request: HttpRequest, analysis_id: int) -> HttpResponse:
+def share_link_create(request: HtmxHttpRequest, analysis_id: int) -> HttpResponse:
     analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
     services.share_link_create(analysis=analysis)
     return _share_links_response(request, analysis)
 
 
 @require_POST
-def share_link_revoke(request: HttpRequest, analysis_id: int, token: str) -> HttpResponse:
+def share_link_revoke(request: HtmxHttpRequest, analysis_id: int, token: str) -> HttpResponse:
     analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
     link = selectors.share_link_get(user=request.user, token=token)
     if link.analysis_id != analysis.pk:
@@ -293,7 +300,7 @@ def share_link_revoke(request: HttpRequest, analysis_id: int, token: str) -> Htt
     return _share_links_response(request, analysis)
 
 
-def shared_analysis(request: HttpRequest, token: str) -> HttpResponse:
+def shared_analysis(request: HtmxHttpRequest, token: str) -> HttpResponse:
     """One analysis, read-only, for anyone holding an active token; nothing of the snapshot."""
     analysis = selectors.shared_analysis_get(token=token)
     response = _render_result(
@@ -308,7 +315,7 @@ def shared_analysis(request: HttpRequest, token: str) -> HttpResponse:
     return response
 
 
-def shared_rejected_nodes(request: HttpRequest, token: str, group: int) -> HttpResponse:
+def shared_rejected_nodes(request: HtmxHttpRequest, token: str, group: int) -> HttpResponse:
     analysis = selectors.shared_analysis_get(token=token)
     return _rejected_nodes(
         request,

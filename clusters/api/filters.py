@@ -3,7 +3,7 @@ import django_filters
 from clusters import models
 
 
-class NodeFilter(django_filters.FilterSet):
+class NodeFilter(django_filters.FilterSet):  # type: ignore[misc]  # django-filter ships no types
     name = django_filters.CharFilter(help_text="Exact node name.")
     name_contains = django_filters.CharFilter(
         field_name="name", lookup_expr="icontains", help_text="Part of the node name."
@@ -15,7 +15,7 @@ class NodeFilter(django_filters.FilterSet):
         fields = ["name", "name_contains", "unschedulable"]
 
 
-class PodFilter(django_filters.FilterSet):
+class PodFilter(django_filters.FilterSet):  # type: ignore[misc]  # django-filter ships no types
     namespace = django_filters.CharFilter(help_text="metadata.namespace.")
     node = django_filters.CharFilter(field_name="node_name", help_text="spec.nodeName.")
     priority_class = django_filters.CharFilter(help_text="The pod's PriorityClass name.")
@@ -41,7 +41,7 @@ class PodFilter(django_filters.FilterSet):
         ]
 
 
-class PodDisruptionBudgetFilter(django_filters.FilterSet):
+class PodDisruptionBudgetFilter(django_filters.FilterSet):  # type: ignore[misc]  # django-filter ships no types
     namespace = django_filters.CharFilter(help_text="metadata.namespace.")
 
     class Meta:
@@ -49,7 +49,7 @@ class PodDisruptionBudgetFilter(django_filters.FilterSet):
         fields = ["namespace"]
 
 
-class PriorityClassFilter(django_filters.FilterSet):
+class PriorityClassFilter(django_filters.FilterSet):  # type: ignore[misc]  # django-filter ships no types
     name = django_filters.CharFilter(help_text="Exact class name.")
     global_default = django_filters.BooleanFilter(help_text="The default class only (or not).")
 

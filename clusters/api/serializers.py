@@ -12,12 +12,12 @@ from clusters import models
 from clusters.constants import SnapshotStatus
 
 
-class SourceFileSerializer(serializers.Serializer):
+class SourceFileSerializer(serializers.Serializer[Any]):
     name = serializers.CharField(help_text="The uploaded file's name.")
     size = serializers.IntegerField(help_text="Its size in bytes.")
 
 
-class CountsSerializer(serializers.Serializer):
+class CountsSerializer(serializers.Serializer[Any]):
     nodes = serializers.IntegerField(source="node_count", help_text="Nodes in the snapshot.")
     pods = serializers.IntegerField(source="pod_count", help_text="Pods in the snapshot.")
     pdbs = serializers.IntegerField(source="pdb_count", help_text="PodDisruptionBudgets.")
@@ -27,14 +27,14 @@ class CountsSerializer(serializers.Serializer):
     )
 
 
-class SnapshotLinksSerializer(serializers.Serializer):
+class SnapshotLinksSerializer(serializers.Serializer[Any]):
     nodes = serializers.URLField(help_text="The snapshot's nodes (API).")
     pods = serializers.URLField(help_text="The snapshot's pods (API).")
     pdbs = serializers.URLField(help_text="The snapshot's PodDisruptionBudgets (API).")
     priorityclasses = serializers.URLField(help_text="The snapshot's PriorityClasses (API).")
 
 
-class SnapshotSerializer(serializers.ModelSerializer):
+class SnapshotSerializer(serializers.ModelSerializer[models.Snapshot]):
     url = serializers.SerializerMethodField(help_text="This snapshot in the API.")
     page_url = serializers.SerializerMethodField(help_text="This snapshot's page in the browser.")
     owner = serializers.CharField(
@@ -130,7 +130,7 @@ class SnapshotSerializer(serializers.ModelSerializer):
         }
 
 
-class SnapshotMultipartCreateSerializer(serializers.Serializer):
+class SnapshotMultipartCreateSerializer(serializers.Serializer[Any]):
     name = serializers.CharField(
         max_length=200,
         required=False,
@@ -144,7 +144,7 @@ class SnapshotMultipartCreateSerializer(serializers.Serializer):
     )
 
 
-class SnapshotJSONCreateSerializer(serializers.Serializer):
+class SnapshotJSONCreateSerializer(serializers.Serializer[Any]):
     name = serializers.CharField(
         max_length=200, required=False, allow_blank=True, help_text="A name."
     )
@@ -158,7 +158,7 @@ class SnapshotJSONCreateSerializer(serializers.Serializer):
         return value
 
 
-class NodeSerializer(serializers.ModelSerializer):
+class NodeSerializer(serializers.ModelSerializer[models.Node]):
     class Meta:
         model = models.Node
         fields = [
@@ -194,7 +194,7 @@ class NodeSerializer(serializers.ModelSerializer):
         }
 
 
-class PodSerializer(serializers.ModelSerializer):
+class PodSerializer(serializers.ModelSerializer[models.Pod]):
     class Meta:
         model = models.Pod
         fields = [
@@ -238,7 +238,7 @@ class PodSerializer(serializers.ModelSerializer):
         }
 
 
-class PodDisruptionBudgetSerializer(serializers.ModelSerializer):
+class PodDisruptionBudgetSerializer(serializers.ModelSerializer[models.PodDisruptionBudget]):
     class Meta:
         model = models.PodDisruptionBudget
         fields = [
@@ -275,7 +275,7 @@ class PodDisruptionBudgetSerializer(serializers.ModelSerializer):
         }
 
 
-class PriorityClassSerializer(serializers.ModelSerializer):
+class PriorityClassSerializer(serializers.ModelSerializer[models.PriorityClass]):
     class Meta:
         model = models.PriorityClass
         fields = [

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.paginator import Paginator
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
 from rest_framework.pagination import PageNumberPagination
@@ -38,7 +38,9 @@ class SnapshotRowsPagination(PageNumberPagination):
         self._known_count = view.known_count(request) if view is not None else None
         return super().paginate_queryset(queryset, request, view)
 
-    def django_paginator_class(self, queryset: Any, page_size: int) -> Paginator:  # type: ignore[override]
+    # DRF declares django_paginator_class as the class; a method answering an instance is
+    # called the same way.
+    def django_paginator_class(self, queryset: Any, page_size: int) -> Paginator[Any]:  # type: ignore[override]
         return KnownCountPaginator(queryset, page_size, count=self._known_count)
 
 
@@ -52,7 +54,7 @@ def _too_large(request: Request) -> Response | None:
     return None
 
 
-class SnapshotListCreate(generics.ListAPIView):
+class SnapshotListCreate(generics.ListAPIView[models.Snapshot]):
     serializer_class = SnapshotSerializer
     parser_classes = [JSONParser, MultiPartParser]
     filter_backends: list[Any] = []
@@ -88,7 +90,8 @@ class SnapshotListCreate(generics.ListAPIView):
         try:
             if request.content_type.startswith("multipart/"):
                 data = {
-                    "name": request.data.get("name", ""),
+                    # request.POST is request.data for a form body, typed as the QueryDict it is
+                    "name": request.POST.get("name", ""),
                     "files": request.FILES.getlist("files"),
                 }
                 form = SnapshotMultipartCreateSerializer(data=data)
@@ -101,12 +104,12 @@ class SnapshotListCreate(generics.ListAPIView):
                     owner=request.user, name=form.validated_data.get("name") or "", files=files
                 )
             else:
-                form = SnapshotJSONCreateSerializer(data=request.data)
-                form.is_valid(raise_exception=True)
+                json_form = SnapshotJSONCreateSerializer(data=request.data)
+                json_form.is_valid(raise_exception=True)
                 snapshot = services.snapshot_create_from_objects(
                     owner=request.user,
-                    name=form.validated_data.get("name") or "",
-                    objects=form.validated_data["objects"],
+                    name=json_form.validated_data.get("name") or "",
+                    objects=json_form.validated_data["objects"],
                 )
         except services.SnapshotRejected as err:
             return Response({"detail": err.message}, status=err.status)
@@ -115,7 +118,7 @@ class SnapshotListCreate(generics.ListAPIView):
         return Response(body, status=code, headers={"Location": body["url"]})
 
 
-class SnapshotDetail(generics.RetrieveDestroyAPIView):
+class SnapshotDetail(generics.RetrieveDestroyAPIView[models.Snapshot]):
     serializer_class = SnapshotSerializer
 
     def get_object(self) -> models.Snapshot:
@@ -133,7 +136,10 @@ class SnapshotDetail(generics.RetrieveDestroyAPIView):
         services.snapshot_delete(snapshot=instance)
 
 
-class _SnapshotRows(generics.ListAPIView):
+RowT = TypeVar("RowT", bound=Model)
+
+
+class _SnapshotRows(generics.ListAPIView[RowT]):
     """A ready snapshot's rows of one kind, paginated and filterable."""
 
     pagination_class = SnapshotRowsPagination
@@ -153,7 +159,7 @@ class _SnapshotRows(generics.ListAPIView):
         return int(getattr(self.snapshot, self.count_field))
 
 
-class SnapshotNodes(_SnapshotRows):
+class SnapshotNodes(_SnapshotRows[models.Node]):
     serializer_class = NodeSerializer
     filterset_class = filters.NodeFilter
     count_field = "node_count"
@@ -168,7 +174,7 @@ class SnapshotNodes(_SnapshotRows):
         return super().get(request, *args, **kwargs)
 
 
-class SnapshotPods(_SnapshotRows):
+class SnapshotPods(_SnapshotRows[models.Pod]):
     serializer_class = PodSerializer
     filterset_class = filters.PodFilter
     count_field = "pod_count"
@@ -183,7 +189,7 @@ class SnapshotPods(_SnapshotRows):
         return super().get(request, *args, **kwargs)
 
 
-class SnapshotPDBs(_SnapshotRows):
+class SnapshotPDBs(_SnapshotRows[models.PodDisruptionBudget]):
     serializer_class = PodDisruptionBudgetSerializer
     filterset_class = filters.PodDisruptionBudgetFilter
     count_field = "pdb_count"
@@ -198,7 +204,7 @@ class SnapshotPDBs(_SnapshotRows):
         return super().get(request, *args, **kwargs)
 
 
-class SnapshotPriorityClasses(_SnapshotRows):
+class SnapshotPriorityClasses(_SnapshotRows[models.PriorityClass]):
     serializer_class = PriorityClassSerializer
     filterset_class = filters.PriorityClassFilter
     count_field = "priority_class_count"

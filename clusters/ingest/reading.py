@@ -274,7 +274,7 @@ def _fast_json(box: list[bytes | memoryview], scrubbed: Counter[str]) -> list[An
     to_builtins = msgspec.to_builtins
     for i in range(len(top)):
         obj = top[i]
-        top[i] = None  # type: ignore[call-overload]  # free each struct once converted
+        top[i] = None  # free each struct once converted
         meta = obj.metadata
         if meta is not UNSET and meta.managed_fields is not UNSET:
             scrubbed["managedFields"] += 1

@@ -7,12 +7,13 @@ from typing import Any
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.request import Request
 
 from scheduling import services
 from scheduling.models import Analysis, ShareLink
 
 
-class AnalysisCreateSerializer(serializers.Serializer):
+class AnalysisCreateSerializer(serializers.Serializer[Any]):
     """Either the Pod as a JSON object, or a manifest (YAML or JSON text) holding one Pod."""
 
     pod = serializers.JSONField(
@@ -40,7 +41,7 @@ class AnalysisCreateSerializer(serializers.Serializer):
         return attrs
 
 
-class AnalysisAcceptedSerializer(serializers.ModelSerializer):
+class AnalysisAcceptedSerializer(serializers.ModelSerializer[Analysis]):
     url = serializers.SerializerMethodField(help_text="Where to GET the status and the result.")
 
     class Meta:
@@ -48,9 +49,8 @@ class AnalysisAcceptedSerializer(serializers.ModelSerializer):
         fields = ("id", "url", "status")
 
     def get_url(self, obj: Analysis) -> str:
-        return self.context["request"].build_absolute_uri(
-            reverse("scheduling-api:analysis-detail", args=[obj.pk])
-        )
+        request: Request = self.context["request"]
+        return request.build_absolute_uri(reverse("scheduling-api:analysis-detail", args=[obj.pk]))
 
 
 class AnalysisSerializer(AnalysisAcceptedSerializer):
@@ -60,7 +60,7 @@ class AnalysisSerializer(AnalysisAcceptedSerializer):
 
     class Meta:
         model = Analysis
-        fields = (
+        fields: tuple[str, ...] = (
             "id",
             "url",
             "page_url",
@@ -80,7 +80,8 @@ class AnalysisSerializer(AnalysisAcceptedSerializer):
         )
 
     def get_page_url(self, obj: Analysis) -> str:
-        return self.context["request"].build_absolute_uri(obj.get_absolute_url())
+        request: Request = self.context["request"]
+        return request.build_absolute_uri(obj.get_absolute_url())
 
 
 @extend_schema_field(
@@ -106,7 +107,7 @@ class AnalysisDetailSerializer(AnalysisSerializer):
         fields = (*AnalysisSerializer.Meta.fields, "submitted_pod", "result", "details")
 
 
-class ShareLinkSerializer(serializers.ModelSerializer):
+class ShareLinkSerializer(serializers.ModelSerializer[ShareLink]):
     url = serializers.SerializerMethodField(help_text="The public read-only page.")
     analysis = serializers.IntegerField(source="analysis_id", read_only=True)
 
@@ -115,4 +116,5 @@ class ShareLinkSerializer(serializers.ModelSerializer):
         fields = ("token", "url", "analysis", "created")
 
     def get_url(self, obj: ShareLink) -> str:
-        return self.context["request"].build_absolute_uri(obj.get_absolute_url())
+        request: Request = self.context["request"]
+        return request.build_absolute_uri(obj.get_absolute_url())

@@ -42,7 +42,7 @@ Conflict = inline_serializer(
 )
 
 
-class SnapshotAnalyses(generics.GenericAPIView):
+class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
     serializer_class = AnalysisSerializer
     filter_backends: list[Any] = []
 
@@ -92,7 +92,7 @@ class SnapshotAnalyses(generics.GenericAPIView):
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
 
 
-class AnalysisDetail(generics.RetrieveAPIView):
+class AnalysisDetail(generics.RetrieveAPIView[Analysis]):
     serializer_class = AnalysisDetailSerializer
 
     def get_object(self) -> Analysis:

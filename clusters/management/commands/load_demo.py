@@ -38,12 +38,13 @@ class Command(BaseCommand):
             except User.DoesNotExist:
                 raise CommandError(f"No user named {options['owner']!r}.") from None
         else:
-            owner = (
+            first = (
                 User.objects.filter(is_superuser=True).order_by("pk").first()
                 or User.objects.order_by("pk").first()
             )
-            if owner is None:
+            if first is None:
                 raise CommandError("There is no user to own the demo; create one or pass --owner.")
+            owner = first
         snapshot = services.snapshot_load_demo(owner=owner)
         self.stdout.write(
             self.style.SUCCESS(
