@@ -140,8 +140,10 @@ def scenarios(
             i = n_pods
             n_pods += 1
             clock += draw(st.sampled_from(steps))
+            # A few pods live in another namespace: the default namespace's budgets skip them.
+            ns = "team" if _rare(draw, 5) else "default"
             pb = (
-                make_pod(f"r{i}")
+                make_pod(f"r{i}", ns)
                 .priority(draw(st.sampled_from(prios)))
                 .req(cpu=draw(st.sampled_from(cpus)), memory=draw(st.sampled_from(mems)))
                 .labels(app=draw(st.sampled_from(APPS)))
@@ -156,8 +158,8 @@ def scenarios(
                 _shape(draw, pb, ports=True)
             pod = pb.obj()
             items.append(pod)
-            bound[f"default/r{i}"] = node
-            pods_by_key[f"default/r{i}"] = pod
+            bound[f"{ns}/r{i}"] = node
+            pods_by_key[f"{ns}/r{i}"] = pod
 
     for i in range(draw(st.integers(0, 2))):
         nb = (
@@ -171,10 +173,12 @@ def scenarios(
     for i in range(draw(st.integers(0, 2))):
         app = draw(st.sampled_from(APPS))
         disrupted = [f"r{draw(st.integers(0, max(n_pods - 1, 0)))}"] if draw(st.booleans()) else []
+        expr = {"matchExpressions": [{"key": "app", "operator": "In", "values": [app, "c"]}]}
         items.append(
             make_pdb(
                 f"pdb{i}",
                 match_labels={"app": app},
+                selector=expr if _rare(draw, 3) else None,
                 disruptions_allowed=draw(st.integers(0, 2)),
                 disrupted_pods=disrupted,
             )
@@ -206,6 +210,11 @@ def scenarios(
             pre.toleration(draw(st.sampled_from(TAINT_KEYS)), "true", "NoSchedule")
         if _rare(draw, 2):
             pre.node_selector(**{"topology.kubernetes.io/zone": draw(st.sampled_from(ZONES))})
+        if _rare(draw, 3):
+            pre.node_affinity_in(
+                "kubernetes.io/hostname",
+                *sorted(draw(st.sets(st.sampled_from(node_names), min_size=1))),
+            )
     return Scenario(as_list(*items), pre.obj(), bound, pods_by_key)
 
 
@@ -290,10 +299,15 @@ def check_outcome(sc: Scenario, res: Result, d: dict[str, Any]) -> None:
     # 2. schedulePod returns a host iff findNodesThatFitPod found a feasible node.
     assert (d["outcome"] == "fits") == bool(d["feasible_nodes"])
     assert d["feasible_nodes"] == sorted(set(d["feasible_nodes"]))
+    nominated = sc.preemptor["status"].get("nominatedNodeName")
     if d["outcome"] == "fits":
         assert d["node"] in d["feasible_nodes"]
         assert d["victims"] == [] and d["candidates"] == []
+        if nominated in d["feasible_nodes"]:
+            # evaluateNominatedNode: a nominated node that passes the filters is taken.
+            assert d["node"] == nominated
         return
+    assert d["eligible"] == _expected_eligibility(sc, res, d["priority"]), d
     if not d["eligible"]:
         # PodEligibleToPreemptOthers said no: Preempt stops before the dry run.
         assert d["candidates"] == [] and d["outcome"] == "unschedulable"
@@ -321,6 +335,33 @@ def check_outcome(sc: Scenario, res: Result, d: dict[str, Any]) -> None:
         # (isPreemptionAllowed: podPriority(victim) < podPriority(preemptor)).
         assert sc.bound.get(v) == d["node"], (v, d["node"])
         assert sc.pods_by_key[v]["spec"]["priority"] < d["priority"]
+
+
+def _terminating_by_preemption(pod: dict[str, Any]) -> bool:
+    if not pod["metadata"].get("deletionTimestamp"):
+        return False
+    for cond in pod["status"].get("conditions", []):
+        if cond["type"] == "DisruptionTarget":
+            return bool(cond["status"] == "True" and cond["reason"] == "PreemptionByScheduler")
+    return False
+
+
+def _expected_eligibility(sc: Scenario, res: Result, priority: int) -> bool:
+    """PodEligibleToPreemptOthers."""
+    if sc.preemptor["spec"].get("preemptionPolicy") == "Never":
+        return False
+    nominated = sc.preemptor["status"].get("nominatedNodeName")
+    if not nominated:
+        return True
+    status = {r.node: r.status for r in res.rejected_nodes}.get(nominated)
+    if status is None or status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+        return True  # the nominated node is hopeless: look for another one
+    return not any(
+        sc.bound[k] == nominated
+        and pod["spec"]["priority"] < priority
+        and _terminating_by_preemption(pod)
+        for k, pod in sc.pods_by_key.items()
+    )
 
 
 def check_candidates(sc: Scenario, d: dict[str, Any]) -> None:
@@ -517,6 +558,12 @@ def test_tied_candidates_invariants(sc: Scenario) -> None:
 @SETTINGS
 @given(scenarios(crowded=True, rich=True))
 def test_rich_pod_shapes_invariants(sc: Scenario) -> None:
+    check_all(sc)
+
+
+@SETTINGS
+@given(scenarios(placement=True, crowded=True, rich=True))
+def test_everything_together_invariants(sc: Scenario) -> None:
     check_all(sc)
 
 
