@@ -80,8 +80,12 @@ def analyze(
             victims=[],
             pdb_violations=0,
             candidates=[],
-            tied_nodes=[n for n in sched.top_nodes]
-            if len(sched.top_nodes) > 1 and sched.host_selection == "scored"
+            # Every node the real host selection could return: the top-scored
+            # ones, or the one node taken without scoring.
+            tied_nodes=list(sched.top_nodes)
+            if sched.host_selection == "scored"
+            else [sched.host]
+            if sched.host
             else [],
             rejected_nodes=rejected,
             message="",

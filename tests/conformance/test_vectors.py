@@ -31,7 +31,7 @@ def _check(vector: dict[str, Any]) -> list[str]:
             expect("node (nominated)", got["node"], exp["preemptor"].get("nominatedNodeName"))
         elif "topScoredNodes" in exp and got["node"] not in exp["topScoredNodes"]:
             problems.append(f"node {got['node']} not in topScoredNodes {exp['topScoredNodes']}")
-        _check_scores(exp, details, expect)
+        _check_scores(exp, got, details, expect)
     else:
         pre = exp["preemption"]
         expect("eligible", got["eligible"], pre["eligible"])
@@ -48,6 +48,7 @@ def _check(vector: dict[str, Any]) -> list[str]:
             )
         if pre["tieSet"] and got["node"] not in pre["tieSet"]:
             problems.append(f"node {got['node']} not in tieSet {pre['tieSet']}")
+        expect("tied_nodes", sorted(got["tied_nodes"]), pre["tieSet"])
         expect("message", got["message"], exp["fitError"])
     rejected = {r["node"]: r["reasons"] for r in got["rejected_nodes"]}
     statuses = details["node_statuses"]
@@ -74,10 +75,14 @@ def _check(vector: dict[str, Any]) -> list[str]:
     return problems
 
 
-def _check_scores(exp: dict[str, Any], details: dict[str, Any], expect: Any) -> None:
+def _check_scores(
+    exp: dict[str, Any], got: dict[str, Any], details: dict[str, Any], expect: Any
+) -> None:
     """The second figure of a "fits" answer: the real scores, plugin by plugin."""
     if "scores" in exp:
         expect("total scores", details["totals"], exp["scores"])
+        if exp.get("hostSelection", "scored") == "scored":
+            expect("tied_nodes", sorted(got["tied_nodes"]), exp["topScoredNodes"])
         expect("top scored nodes", sorted(details["top_scored_nodes"]), exp["topScoredNodes"])
     if "hostSelection" in exp:
         expect("host selection", details["host_selection"], exp["hostSelection"])

@@ -207,7 +207,7 @@ def test_criterion_latest_start_of_highest_priority_victims() -> None:
 
 def test_single_candidate_wins_without_criteria() -> None:
     winner, tied, why = _pick(_candidate("only", [1], [1]))
-    assert winner == "only" and tied == [] and why["only"] is None
+    assert winner == "only" and tied == ["only"] and why["only"] is None
 
 
 def test_start_times_keep_nanoseconds() -> None:

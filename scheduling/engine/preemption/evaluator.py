@@ -66,7 +66,7 @@ CRITERIA: list[tuple[str, Callable[[Candidate], int]]] = [
 
 def pick_one_node_for_preemption(candidates: list[Candidate]) -> tuple[Candidate | None, list[str]]:
     """Apply each criterion to the survivors of the previous one; record what
-    eliminated every other node. Returns (winner, nodes still tied at the end)."""
+    eliminated every other node. Returns (winner, nodes still tied at the end, winner included)."""
     if not candidates:
         return None, []
     alive = list(candidates)
@@ -80,7 +80,8 @@ def pick_one_node_for_preemption(candidates: list[Candidate]) -> tuple[Candidate
                 c.eliminated_by = crit
         alive = [c for c in alive if scores[c.node] == best]
     alive.sort(key=lambda c: c.node)
-    tied = [c.node for c in alive] if len(alive) > 1 else []
+    # Every node pickOneNodeForPreemption could return, the winner included.
+    tied = [c.node for c in alive]
     for c in alive[1:]:
         c.eliminated_by = "tie"  # the real code takes whichever comes first: any of these
     return alive[0], tied

@@ -56,7 +56,7 @@ def render_text(result: Result) -> str:
                 f"  {c['node']:30} {c['pdb_violations']:>4} {c['highest_victim_priority']:>11} {c['priority_sum']:>12} "
                 f"{c['victim_count']:>7}  {c['highest_victims_earliest_start'] or '-':20}  {c['eliminated_by'] or 'chosen'}"
             )
-    if r["tied_nodes"]:
+    if len(r["tied_nodes"]) > 1:
         lines.append(f"Tied after every criterion: {', '.join(r['tied_nodes'])}")
     if r["rejected_nodes"]:
         groups: dict[str, list[str]] = defaultdict(list)
