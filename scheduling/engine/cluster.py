@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import InvalidInput
-from .objects import CPU, MEMORY, PDB, Node, Pod, PriorityClass
+from .objects import PDB, Node, Pod, PriorityClass
 from .priority import PriorityResolver, class_warnings
 
 HANDLED_KINDS = ("Node", "Pod", "PodDisruptionBudget", "PriorityClass")
@@ -118,11 +118,6 @@ class NodeInfo:
                 if p is pod or p.uid == pod.uid:
                     del lst[i]
                     break
-
-    def fits_resources(self, requests: Mapping[str, int]) -> bool:
-        alloc = self.node.allocatable
-        req = self.requested
-        return all(v <= alloc.get(k, 0) - req.get(k, 0) for k, v in requests.items())
 
 
 class Cluster:
@@ -234,12 +229,6 @@ class Cluster:
         if not found:
             return ()
         return tuple(sorted(set(found)))
-
-    def resource_names(self) -> list[str]:
-        names = {CPU, MEMORY}
-        for n in self.nodes:
-            names.update(n.allocatable)
-        return sorted(names)
 
 
 def _flatten(objects: Any, source: str | None) -> list[tuple[int, Any]]:

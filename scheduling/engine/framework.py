@@ -93,10 +93,6 @@ class Status:
     def message(self) -> str:
         return ", ".join(self.reasons)
 
-    def with_plugin(self, plugin: str) -> Status:
-        self.plugin = plugin
-        return self
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "code": self.code.label,

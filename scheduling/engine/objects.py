@@ -425,14 +425,6 @@ class Pod:
     images: list[str]
     scheduler_name: str
 
-    @property
-    def has_required_pod_affinity(self) -> bool:
-        a = self.affinity
-        return bool(
-            a
-            and ((a.get("podAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution"))
-        )
-
     @classmethod
     def from_dict(cls, obj: Mapping[str, Any]) -> Pod:
         meta = _mapping(obj.get("metadata"), "metadata")

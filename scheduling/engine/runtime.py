@@ -34,9 +34,6 @@ class Framework:
         self.score_plugins = [p for p in self.plugins if hasattr(p, "score")]
         self.weights = handle.config.weights
 
-    def plugin_names(self) -> list[str]:
-        return [p.name for p in self.plugins]
-
     # PreFilter ---------------------------------------------------------------
     def run_pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
