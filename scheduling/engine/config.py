@@ -35,7 +35,8 @@ class EngineConfig:
     # potential nodes; the engine evaluates all of them and reports the sampled count.
     min_candidate_nodes_percentage: int = 10
     min_candidate_nodes_absolute: int = 100
-    # InterPodAffinityArgs.hardPodAffinityWeight
+    # InterPodAffinityArgs.hardPodAffinityWeight and .ignorePreferredTermsOfExistingPods
     hard_pod_affinity_weight: int = 1
+    ignore_preferred_terms_of_existing_pods: bool = False
     # PodTopologySpreadArgs.defaultingType "System" with no Service/ReplicaSet selectors here.
     pod_topology_spread_system_defaults: bool = True

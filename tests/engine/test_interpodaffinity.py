@@ -488,6 +488,20 @@ def test_hard_pod_affinity_weight_zero_ignores_existing_required_terms() -> None
     assert scores(objects, make_pod("p").labels(app="p").obj(), cfg) is None
 
 
+def test_ignore_preferred_terms_of_existing_pods_skips_a_pod_without_preferred_terms() -> None:
+    # plugin.go PreScore: with IgnorePreferredTermsOfExistingPods and no preferred terms of
+    # its own, the pod is not scored at all, whatever the existing pods ask for.
+    objects = [
+        *three_nodes(),
+        make_pod("e").pod_affinity("podAffinity", term(ZONE, app="p")).node("c1").obj(),
+    ]
+    pod = make_pod("p").labels(app="p").obj()
+    assert scores(objects, pod) is not None
+    cfg = EngineConfig(ignore_preferred_terms_of_existing_pods=True)
+    assert scores(objects, pod, cfg) is None
+    assert scores(objects, pref("podAffinity", 5, ZONE, app="p").obj(), cfg) is not None
+
+
 def test_existing_pods_namespace_selector_sees_empty_namespace_labels() -> None:
     # types.go AffinityTerm.Matches: Namespaces.Has(ns) || NamespaceSelector.Matches(nsLabels).
     # An existing pod's selector is not merged; it meets the incoming pod's namespace labels,

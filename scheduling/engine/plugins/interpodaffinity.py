@@ -476,9 +476,9 @@ class InterPodAffinity:
     def __init__(self, handle: Handle) -> None:
         self.handle = handle
         config = handle.config
-        self.hard_pod_affinity_weight: int = getattr(config, "hard_pod_affinity_weight", 1)
-        self.ignore_preferred_terms_of_existing_pods: bool = getattr(
-            config, "ignore_preferred_terms_of_existing_pods", False
+        self.hard_pod_affinity_weight = config.hard_pod_affinity_weight
+        self.ignore_preferred_terms_of_existing_pods = (
+            config.ignore_preferred_terms_of_existing_pods
         )
 
     # PreFilter -----------------------------------------------------------------

@@ -327,9 +327,7 @@ class PodTopologySpread:
     def __init__(self, handle: Handle) -> None:
         self.handle = handle
         # PodTopologySpreadArgs.defaultingType: System -> the system default constraints.
-        self.system_defaulted: bool = getattr(
-            handle.config, "pod_topology_spread_system_defaults", True
-        )
+        self.system_defaulted = handle.config.pod_topology_spread_system_defaults
         self.default_constraints: list[dict[str, Any]] = (
             SYSTEM_DEFAULT_CONSTRAINTS if self.system_defaulted else []
         )
