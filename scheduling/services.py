@@ -241,21 +241,11 @@ def analysis_enqueue(*, analysis: Analysis) -> None:
 
 
 class LoadedSnapshot:
-    """A parsed cluster plus the small indexes the result page's node view needs."""
+    """A parsed cluster plus the pods-by-key index the result page's victim table needs."""
 
     def __init__(self, cluster: Any) -> None:
         self.cluster = cluster
-        self._pods_by_node: dict[str, list[Any]] | None = None
         self._pods_by_key: dict[str, Any] | None = None
-
-    def pods_on(self, node: str) -> list[Any]:
-        if self._pods_by_node is None:
-            index: dict[str, list[Any]] = {}
-            for p in self.cluster.pods:
-                if p.node_name and p.phase not in ("Succeeded", "Failed"):
-                    index.setdefault(p.node_name, []).append(p)
-            self._pods_by_node = index
-        return self._pods_by_node.get(node, [])
 
     def pod(self, key: str) -> Any:
         if self._pods_by_key is None:
@@ -277,18 +267,15 @@ def _node_view(loaded: LoadedSnapshot, result: dict[str, Any], pod: dict[str, An
     if not node_name:
         return None
     cluster = loaded.cluster
-    node = next((n for n in cluster.nodes if n.name == node_name), None)
-    if node is None:
+    # The loaded cluster's NodeInfo already holds the node's running pods and their
+    # summed requests (analyses work on clones of it, never on it).
+    node_info = cluster.node_info_by_name.get(node_name)
+    if node_info is None:
         return None
     try:
         preemptor_requests = dict(EnginePod.from_dict(pod).requests)
     except InvalidInput:
         preemptor_requests = {}
-    requested: dict[str, int] = {}
-    pods_on = loaded.pods_on(node_name)
-    for p in pods_on:
-        for k, v in p.requests.items():
-            requested[k] = requested.get(k, 0) + v
     violating: set[str] = set()
     for cand in result.get("candidates") or []:
         if cand.get("node") == node_name:
@@ -300,7 +287,9 @@ def _node_view(loaded: LoadedSnapshot, result: dict[str, Any], pod: dict[str, An
         if p is None:
             victims.append({"key": key, "missing": True})
             continue
-        pdbs = [f"{b.namespace}/{b.name}" for b in cluster.pdbs if b.matches(p)]
+        # The budgets the engine counted for this victim, from its per-pod index.
+        budgets = [cluster.pdbs[i] for i in cluster.pdbs_for_pod(p)]
+        pdbs = [f"{b.namespace}/{b.name}" for b in budgets]
         victims.append(
             {
                 "key": key,
@@ -318,9 +307,9 @@ def _node_view(loaded: LoadedSnapshot, result: dict[str, Any], pod: dict[str, An
         )
     return {
         "node": node_name,
-        "allocatable": dict(node.allocatable),
-        "requested": requested,
-        "pod_count": len(pods_on),
+        "allocatable": dict(node_info.node.allocatable),
+        "requested": dict(node_info.requested),
+        "pod_count": len(node_info.pods),
         "preemptor_requests": preemptor_requests,
         "victims": victims,
     }

@@ -137,6 +137,26 @@ def test_it_describes_the_chosen_node_and_its_victims(
     assert view["allocatable"]["cpu"] == 3500
 
 
+def test_the_node_view_totals_the_running_pods_of_the_chosen_node(
+    demo_snapshot: Any, cat3_pod: dict[str, Any]
+) -> None:
+    analysis = services.analysis_create(snapshot=demo_snapshot, pod=cat3_pod)
+    analysis = services.analysis_run(analysis_id=analysis.pk)
+    view = analysis.node_view
+    cluster = services.snapshot_load(snapshot=demo_snapshot)[0].cluster
+    running = [
+        p
+        for p in cluster.pods
+        if p.node_name == view["node"] and p.phase not in ("Succeeded", "Failed")
+    ]
+    want: dict[str, int] = {}
+    for p in running:
+        for k, v in p.requests.items():
+            want[k] = want.get(k, 0) + v
+    assert view["pod_count"] == len(running) > 0
+    assert view["requested"] == want
+
+
 def test_a_second_what_if_on_the_same_snapshot_skips_the_load(
     demo_snapshot: Any, cat3_pod: dict[str, Any]
 ) -> None:
@@ -297,9 +317,9 @@ def test_a_clone_of_a_demo_pod_with_class_cat_3_preempts(demo_snapshot: Any) -> 
     assert analysis.result == analyze(demo_objects(), clone).to_dict()
 
 
-def test_each_pods_stored_object_is_kept_on_its_row(demo_snapshot: Any) -> None:
-    """Cloning reads one row, not the whole snapshot; the row holds the same object."""
-    from clusters.selectors import snapshot_objects
+def test_each_pods_row_points_to_its_stored_object(demo_snapshot: Any) -> None:
+    """Cloning reads one chunk, not the whole snapshot; the row says which and where."""
+    from clusters.selectors import pod_manifest, snapshot_objects
 
     stored = {
         (o["metadata"].get("namespace") or "default", o["metadata"]["name"]): o
@@ -309,7 +329,8 @@ def test_each_pods_stored_object_is_kept_on_its_row(demo_snapshot: Any) -> None:
     rows = list(demo_snapshot.pods.all())
     assert rows and len(rows) == len(stored)
     for row in rows:
-        assert row.manifest == stored[(row.namespace, row.name)]
+        assert row.object_chunk is not None and row.object_index is not None
+        assert pod_manifest(pod=row) == stored[(row.namespace, row.name)]
 
 
 def test_a_pod_of_a_snapshot_ingested_before_rows_kept_objects_is_still_found(
@@ -317,7 +338,7 @@ def test_a_pod_of_a_snapshot_ingested_before_rows_kept_objects_is_still_found(
 ) -> None:
     name = _first_pod_name(demo_snapshot, "blue")
     kept = services.pod_object_find(snapshot=demo_snapshot, namespace="default", name=name)
-    demo_snapshot.pods.update(manifest=None)
+    demo_snapshot.pods.update(object_chunk=None, object_index=None)
     assert services.pod_object_find(snapshot=demo_snapshot, namespace="default", name=name) == kept
     assert (
         services.pod_object_find(snapshot=demo_snapshot, namespace="default", name="nope") is None
