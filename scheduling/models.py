@@ -86,12 +86,6 @@ class Analysis(models.Model):
     def is_failed(self) -> bool:
         return self.status == AnalysisStatus.FAILED
 
-    @property
-    def queue_seconds(self) -> float | None:
-        if self.started_at is None:
-            return None
-        return (self.started_at - self.created).total_seconds()
-
 
 def new_share_token() -> str:
     return secrets.token_urlsafe(32)
@@ -120,7 +114,3 @@ class ShareLink(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("scheduling:share", args=[self.token])
-
-    @property
-    def is_revoked(self) -> bool:
-        return self.revoked_at is not None
