@@ -22,6 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
 from clusters.models import Pod as PodRow
+from clusters.models import Snapshot
 from clusters.selectors import pod_manifest, snapshot_get
 from scheduling import presenters, selectors, services
 from scheduling.constants import (
@@ -44,6 +45,21 @@ class HtmxHttpRequest(HttpRequest):
 # --- submitting ----------------------------------------------------------------------------
 
 
+def _submit(
+    form: ManifestForm | PodForm | CloneForm, *, snapshot: Snapshot, source: str
+) -> HttpResponse | None:
+    """The redirect to the queued analysis of a valid form's pod, or None with the form's
+    error set (the pod was invalid, or the service turned it down)."""
+    if not form.is_valid() or form.pod is None:
+        return None
+    try:
+        analysis = services.analysis_create(snapshot=snapshot, pod=form.pod, source=source)
+    except services.PodRejected as e:
+        form.add_error(None, e.message)
+        return None
+    return HttpResponseRedirect(analysis.get_absolute_url())
+
+
 @require_http_methods(["GET", "POST"])
 def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
     snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
@@ -59,13 +75,9 @@ def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
             manifest_form = ManifestForm(request.POST, request.FILES, snapshot=snapshot)
             form = manifest_form
             source = AnalysisSource.MANIFEST
-        if form.is_valid() and form.pod is not None:
-            try:
-                analysis = services.analysis_create(snapshot=snapshot, pod=form.pod, source=source)
-            except services.PodRejected as e:
-                form.add_error(None, e.message)
-            else:
-                return HttpResponseRedirect(analysis.get_absolute_url())
+        submitted = _submit(form, snapshot=snapshot, source=source)
+        if submitted is not None:
+            return submitted
     return TemplateResponse(
         request,
         "scheduling/analysis_new.html",
@@ -90,15 +102,10 @@ def analysis_clone(request: HttpRequest, snapshot_id: int, pod_id: int) -> HttpR
         raise Http404("The pod is not among the snapshot's objects.")
     initial = {"priority_class": request.GET.get("class") or row.priority_class}
     form = CloneForm(request.POST or None, snapshot=snapshot, pod=source_pod, initial=initial)
-    if request.method == "POST" and form.is_valid() and form.pod is not None:
-        try:
-            analysis = services.analysis_create(
-                snapshot=snapshot, pod=form.pod, source=AnalysisSource.CLONE
-            )
-        except services.PodRejected as e:
-            form.add_error(None, e.message)
-        else:
-            return HttpResponseRedirect(analysis.get_absolute_url())
+    if request.method == "POST":
+        submitted = _submit(form, snapshot=snapshot, source=AnalysisSource.CLONE)
+        if submitted is not None:
+            return submitted
     return TemplateResponse(
         request,
         "scheduling/analysis_clone.html",
