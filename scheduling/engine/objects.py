@@ -43,6 +43,15 @@ def _mapping(raw: Any, field: str) -> Mapping[str, Any]:
     return raw
 
 
+def _metadata(obj: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
+    """An object's metadata and its required name."""
+    meta = _mapping(obj.get("metadata"), "metadata")
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        raise InvalidInput("is required", field="metadata.name")
+    return meta, name
+
+
 def _list(raw: Any, field: str) -> list[Any]:
     if raw is None:
         return []
@@ -198,10 +207,7 @@ class PriorityClass:
 
     @classmethod
     def from_dict(cls, obj: Mapping[str, Any]) -> PriorityClass:
-        meta = _mapping(obj.get("metadata"), "metadata")
-        name = meta.get("name")
-        if not isinstance(name, str) or not name:
-            raise InvalidInput("is required", field="metadata.name")
+        meta, name = _metadata(obj)
         value = obj.get("value")
         if isinstance(value, bool) or not isinstance(value, int):
             raise InvalidInput("must be an integer", field="value")
@@ -243,10 +249,7 @@ class Node:
 
     @classmethod
     def from_dict(cls, obj: Mapping[str, Any]) -> Node:
-        meta = _mapping(obj.get("metadata"), "metadata")
-        name = meta.get("name")
-        if not isinstance(name, str) or not name:
-            raise InvalidInput("is required", field="metadata.name")
+        meta, name = _metadata(obj)
         spec = _mapping(obj.get("spec"), "spec")
         status = _mapping(obj.get("status"), "status")
         taints: list[dict[str, str]] = []
@@ -319,10 +322,7 @@ class PDB:
 
     @classmethod
     def from_dict(cls, obj: Mapping[str, Any]) -> PDB:
-        meta = _mapping(obj.get("metadata"), "metadata")
-        name = meta.get("name")
-        if not isinstance(name, str) or not name:
-            raise InvalidInput("is required", field="metadata.name")
+        meta, name = _metadata(obj)
         spec = _mapping(obj.get("spec"), "spec")
         status = _mapping(obj.get("status"), "status")
         allowed = status.get("disruptionsAllowed") or 0
