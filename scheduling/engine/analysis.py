@@ -14,7 +14,7 @@ from .objects import PREEMPT_LOWER_PRIORITY, Pod
 from .preemption.evaluator import preempt
 from .result import RejectedNode, Result
 from .runtime import Framework
-from .schedule import schedule_pod
+from .schedule import HOST_SCORED, schedule_pod
 
 
 def parse_pending_pod(cluster: Cluster, pod: Mapping[str, Any]) -> Pod:
@@ -83,10 +83,8 @@ def analyze(
             # Every node the real host selection could return: the top-scored
             # ones, or the one node taken without scoring.
             tied_nodes=list(sched.top_nodes)
-            if sched.host_selection == "scored"
-            else [sched.host]
-            if sched.host
-            else [],
+            if sched.host_selection == HOST_SCORED
+            else [sched.host],
             rejected_nodes=rejected,
             message="",
             scores=sched.scores,
