@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..framework import Code, CycleState, Status
+from ..message import fit_error_message
 from ..objects import Pod
 from ..plugins import names
 from ..plugins.registry import POD_DEPENDENT_FILTERS
@@ -120,8 +121,6 @@ def calculate_num_candidates(num_nodes: int, percentage: int, absolute: int) -> 
 
 def preempt(fw: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis) -> PreemptionResult:
     """Evaluator.Preempt without the API calls; every potential node is dry-run."""
-    from ..message import fit_error_message
-
     all_nodes = fw.handle.node_infos
     nominated_status = diagnosis.get(pod.nominated_node_name or "")
     ok, reason = pod_eligible_to_preempt_others(fw, pod, nominated_status)
