@@ -1,3 +1,5 @@
+"""ASGI entry point (the settings come from the environment, config.settings)."""
+
 import os
 
 from django.core.asgi import get_asgi_application

@@ -1,3 +1,5 @@
+"""The root URL map: pages, both apps' APIs under /api/, the schema and its docs, /healthz."""
+
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path

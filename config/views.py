@@ -1,3 +1,5 @@
+"""The project's own page: the home page that leads to snapshots and analyses."""
+
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 

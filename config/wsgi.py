@@ -1,3 +1,5 @@
+"""WSGI entry point for gunicorn (the settings come from the environment, config.settings)."""
+
 import os
 
 from django.core.wsgi import get_wsgi_application

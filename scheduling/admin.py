@@ -1,3 +1,5 @@
+"""Django admin for analyses and share links: read the run's timings, find a pod's analyses."""
+
 from django.contrib import admin
 
 from scheduling.models import Analysis, ShareLink

@@ -1,3 +1,5 @@
+"""The analyses app: what-if runs of a pod on a snapshot, their results and share links."""
+
 from django.apps import AppConfig
 
 

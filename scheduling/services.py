@@ -234,6 +234,7 @@ def analysis_create(
 
 
 def analysis_enqueue(*, analysis: Analysis) -> None:
+    # Imported here: scheduling.tasks imports this module to call the services.
     from scheduling.tasks import analysis_run_task
 
     analysis_id = analysis.pk

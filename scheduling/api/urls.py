@@ -1,3 +1,5 @@
+"""Routes of the analyses API under /api/ (DESIGN.md, REST API): submit, follow, share."""
+
 from django.urls import path
 
 from scheduling.api import views
