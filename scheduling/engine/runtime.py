@@ -103,27 +103,33 @@ class Framework:
                 return Status(s.code, *s.reasons, plugin=pl.name)
         return SUCCESS
 
+    def ge_nominated_pods(self, pod: Pod, node_name: str) -> list[Pod]:
+        """The pods nominated to the node that addGENominatedPods adds before filtering:
+        those of priority >= the pod's, other than the pod itself."""
+        nominated = self.handle.nominated_pods_for_node(node_name)
+        if not nominated:
+            return nominated
+        return [
+            np
+            for np in nominated
+            if np.priority >= pod.priority and np.uid != pod.uid and np.key != pod.key
+        ]
+
     def add_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo
     ) -> tuple[bool, CycleState, NodeInfo]:
-        """addGENominatedPods: pods nominated here with priority >= the pod's, on copies."""
-        nominated = self.handle.nominated_pods_for_node(node_info.name)
+        """addGENominatedPods: the ge_nominated_pods added to copies of the state and node."""
+        nominated = self.ge_nominated_pods(pod, node_info.name)
         if not nominated:
             return False, state, node_info
-        added = False
-        state_out = state
-        info_out = node_info
+        state_out = state.clone()
+        info_out = node_info.clone()
         for np in nominated:
-            if np.priority >= pod.priority and np.uid != pod.uid and np.key != pod.key:
-                if not added:
-                    state_out = state.clone()
-                    info_out = node_info.clone()
-                    added = True
-                info_out.add_pod(np)
-                s = self.run_add_pod(state_out, pod, np, info_out)
-                if not s.is_success():
-                    raise RuntimeError(f"add nominated pod {np.key}: {s.message()}")
-        return added, state_out, info_out
+            info_out.add_pod(np)
+            s = self.run_add_pod(state_out, pod, np, info_out)
+            if not s.is_success():
+                raise RuntimeError(f"add nominated pod {np.key}: {s.message()}")
+        return True, state_out, info_out
 
     def run_filter_with_nominated_pods(
         self, state: CycleState, pod: Pod, node_info: NodeInfo

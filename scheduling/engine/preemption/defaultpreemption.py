@@ -126,11 +126,10 @@ def _select_victims_resources_only(
     alloc = node_info.node.allocatable
     used = dict(node_info.requested)
     count = len(node_info.pods)
-    for np in fw.handle.nominated_pods_for_node(node_info.name):
-        if np.priority >= pod.priority and np.uid != pod.uid and np.key != pod.key:
-            count += 1
-            for k, v in np.requests.items():
-                used[k] = used.get(k, 0) + v
+    for np in fw.ge_nominated_pods(pod, node_info.name):
+        count += 1
+        for k, v in np.requests.items():
+            used[k] = used.get(k, 0) + v
     for p in potential:
         count -= 1
         for k, v in p.requests.items():
