@@ -85,4 +85,3 @@ CRITERIA: tuple[tuple[str, str, str, str], ...] = (
         "picks the first by name and lists the whole tie set.",
     ),
 )
-CRITERION_KEYS = tuple(c[0] for c in CRITERIA)

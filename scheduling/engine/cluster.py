@@ -16,7 +16,6 @@ from .errors import InvalidInput
 from .objects import PDB, Node, Pod, PriorityClass
 from .priority import PriorityResolver, class_warnings
 
-HANDLED_KINDS = ("Node", "Pod", "PodDisruptionBudget", "PriorityClass")
 # The default profile's schedulerName: the only pods whose nominations it keeps.
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 HostPort = tuple[str, str, int]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from scheduling import presenters
+from scheduling.constants import CRITERIA
+from scheduling.engine.preemption.evaluator import CRITERIA as ENGINE_CRITERIA
 
 
 def _result(**kw: Any) -> dict[str, Any]:
@@ -218,3 +220,9 @@ def test_the_picture_escapes_names() -> None:
     }
     svg = str(presenters.capacity_svg(view, outcome="preempts"))
     assert "<script>" not in svg and "&lt;script&gt;" in svg
+
+
+def test_the_criteria_explained_are_the_engines_in_its_order() -> None:
+    # Each row of the tie-break table names the criterion that eliminated a candidate by
+    # the key the engine stores in eliminated_by; the page's list must follow the engine's.
+    assert [c[0] for c in CRITERIA] == [key for key, _ in ENGINE_CRITERIA] + ["tie"]
