@@ -9,6 +9,10 @@ ASYNC_INGEST_BYTES = 5 * 1024 * 1024
 # Rows per INSERT when storing the browse tables.
 BULK_BATCH_SIZE = 2000
 
+# Objects per stored chunk of a snapshot (SnapshotChunk): "clone this pod"
+# decompresses and decodes one chunk, about 1 MB of JSON at this size.
+OBJECTS_PER_CHUNK = 500
+
 # How many matched pods a PDB row lists by name (the count is always exact).
 PDB_MATCHED_NAMES = 50
 

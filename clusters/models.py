@@ -1,7 +1,7 @@
 """Snapshots of a cluster and the rows their pages browse.
 
 A Snapshot keeps what the engine needs (the scrubbed objects, compressed, in
-SnapshotObjects) apart from what the pages browse (Node/Pod/PDB/PriorityClass
+SnapshotChunks) apart from what the pages browse (Node/Pod/PDB/PriorityClass
 rows with values computed once at ingest). The browse rows are written in one
 transaction together with the snapshot turning ready: all or nothing.
 """
@@ -71,20 +71,31 @@ class Snapshot(models.Model):
         return self.status == SnapshotStatus.FAILED
 
 
-class SnapshotObjects(models.Model):
-    """The scrubbed Kubernetes objects of a ready snapshot: zlib-compressed JSON.
+class SnapshotChunk(models.Model):
+    """A run of the scrubbed Kubernetes objects of a ready snapshot: zlib-compressed JSON.
 
-    A separate table so that listing snapshots never reads the blob.
+    The objects, in order, are the chunks' lists one after another (each chunk
+    holds OBJECTS_PER_CHUNK of them, the last fewer). The engine reads them all;
+    "clone this pod" reads the one chunk its browse row points to. A separate
+    table so that listing snapshots or browsing rows never reads the blobs.
     """
 
-    snapshot = models.OneToOneField(
-        Snapshot, on_delete=models.CASCADE, primary_key=True, related_name="stored_objects"
+    # No index of its own: the (snapshot, position) constraint serves it.
+    snapshot = models.ForeignKey(
+        Snapshot, on_delete=models.CASCADE, related_name="chunks", db_index=False
     )
+    position = models.PositiveIntegerField()
     data = models.BinaryField()
     raw_size = models.BigIntegerField(default=0)
 
+    class Meta:
+        ordering = ("snapshot", "position")
+        constraints = [
+            models.UniqueConstraint(fields=["snapshot", "position"], name="chunk_snapshot_position")
+        ]
+
     def __str__(self) -> str:
-        return f"objects of snapshot {self.snapshot_id}"
+        return f"objects {self.position} of snapshot {self.snapshot_id}"
 
 
 class SnapshotUpload(models.Model):
@@ -157,10 +168,11 @@ class Pod(models.Model):
     start_time = models.DateTimeField(null=True, blank=True)
     terminating = models.BooleanField(default=False)
     nominated_node_name = models.CharField(max_length=253, blank=True, default="")
-    # The pod's object as stored for the engine (scrubbed, only the fields scheduling
-    # reads): what "clone this pod" starts from, without decoding the whole snapshot.
-    # Null for pods of snapshots ingested before it was kept.
-    manifest = models.JSONField(null=True, blank=True)
+    # Where the pod's stored object is: item object_index of SnapshotChunk
+    # object_chunk. What "clone this pod" starts from, read without decoding the
+    # whole snapshot. Null for pods of snapshots ingested before it was kept.
+    object_chunk = models.PositiveIntegerField(null=True, blank=True)
+    object_index = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ("namespace", "name")

@@ -32,11 +32,10 @@ def snapshot_get(*, user: Any, snapshot_id: int | str) -> models.Snapshot:
 
 def snapshot_objects(*, snapshot: models.Snapshot) -> list[dict[str, Any]]:
     """The snapshot's scrubbed Kubernetes objects, ready for scheduling.engine.load_cluster."""
-    try:
-        stored = models.SnapshotObjects.objects.get(snapshot=snapshot)
-    except models.SnapshotObjects.DoesNotExist:
-        return []
-    objects: list[dict[str, Any]] = orjson.loads(zlib.decompress(bytes(stored.data)))
+    objects: list[dict[str, Any]] = []
+    chunks = models.SnapshotChunk.objects.filter(snapshot=snapshot).order_by("position")
+    for data in chunks.values_list("data", flat=True).iterator(chunk_size=20):
+        objects.extend(orjson.loads(zlib.decompress(data)))
     return objects
 
 
@@ -45,28 +44,41 @@ def snapshot_nodes(*, snapshot: models.Snapshot) -> QuerySet[models.Node]:
 
 
 def snapshot_pods(*, snapshot: models.Snapshot) -> QuerySet[models.Pod]:
-    """The browse rows, without each pod's stored object (pod_manifest reads that)."""
-    return (
-        models.Pod.objects.filter(snapshot=snapshot).defer("manifest").order_by("namespace", "name")
-    )
+    return models.Pod.objects.filter(snapshot=snapshot).order_by("namespace", "name")
 
 
 def pod_manifest(*, pod: models.Pod) -> dict[str, Any] | None:
     """The pod's stored object (scrubbed, as the engine reads it).
 
-    Read from its browse row; for a snapshot ingested before the rows kept it,
-    found by decoding the snapshot's objects.
+    Decoded from the one chunk its browse row points to; for a snapshot ingested
+    before the rows kept that, found by decoding all the snapshot's objects.
     """
-    if pod.manifest is not None:  # one more query when the row was read without it
-        manifest: dict[str, Any] = pod.manifest
-        return manifest
+    if pod.object_chunk is not None and pod.object_index is not None:
+        data = (
+            models.SnapshotChunk.objects.filter(
+                snapshot_id=pod.snapshot_id, position=pod.object_chunk
+            )
+            .values_list("data", flat=True)
+            .first()
+        )
+        if data is not None:
+            objects = orjson.loads(zlib.decompress(data))
+            if pod.object_index < len(objects) and _is_pod(objects[pod.object_index], pod):
+                found: dict[str, Any] = objects[pod.object_index]
+                return found
     for obj in snapshot_objects(snapshot=pod.snapshot):
-        if obj.get("kind") != "Pod":
-            continue
-        meta = obj.get("metadata") or {}
-        if meta.get("name") == pod.name and (meta.get("namespace") or "default") == pod.namespace:
+        if _is_pod(obj, pod):
             return obj
     return None
+
+
+def _is_pod(obj: dict[str, Any], pod: models.Pod) -> bool:
+    meta = obj.get("metadata") or {}
+    return (
+        obj.get("kind") == "Pod"
+        and meta.get("name") == pod.name
+        and (meta.get("namespace") or "default") == pod.namespace
+    )
 
 
 def snapshot_pdbs(*, snapshot: models.Snapshot) -> QuerySet[models.PodDisruptionBudget]:

@@ -31,6 +31,7 @@ from clusters.constants import (
     BULK_BATCH_SIZE,
     KIND_PDB,
     KIND_POD,
+    OBJECTS_PER_CHUNK,
     SnapshotStatus,
 )
 from clusters.ingest import rows
@@ -354,6 +355,15 @@ def snapshot_ingest_files(
     return snapshot
 
 
+def _compress_all(raws: list[bytes]) -> list[bytes]:
+    """Each chunk compressed, freeing its JSON as soon as it is."""
+    out = []
+    for i, raw in enumerate(raws):
+        out.append(zlib.compress(raw, 1))
+        raws[i] = b""
+    return out
+
+
 def _namespaced_name(obj: dict[str, Any]) -> tuple[str, str]:
     """An object's (namespace, name) as the engine keys it; load_cluster refuses a missing name."""
     meta: dict[str, Any] = obj.get("metadata") or {}
@@ -389,14 +399,22 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
         if obj.get("kind") == KIND_PDB
     }
     progress(55, "Compressing the scrubbed objects")
-    raw = orjson.dumps(objects)
-    raw_size = len(raw)
-    # Each pod's stored object goes on its browse row too, for "clone this pod".
-    manifests = {_namespaced_name(obj): obj for obj in objects if obj.get("kind") == KIND_POD}
+    # Stored in chunks so that "clone this pod" decodes one chunk, not the snapshot;
+    # each pod's browse row says where its object is.
+    locations = {
+        _namespaced_name(obj): divmod(i, OBJECTS_PER_CHUNK)
+        for i, obj in enumerate(objects)
+        if obj.get("kind") == KIND_POD
+    }
+    raws = [
+        orjson.dumps(objects[i : i + OBJECTS_PER_CHUNK])
+        for i in range(0, len(objects), OBJECTS_PER_CHUNK)
+    ]
+    raw_sizes = [len(raw) for raw in raws]
     del objects, origins, parts
     # zlib releases the GIL: compress on the second core while the rows are stored.
-    compressing = _executor().submit(zlib.compress, raw, 1)
-    del raw
+    compressing = _executor().submit(_compress_all, raws)
+    del raws
     bands = rows.compute_bands(cluster)
 
     with transaction.atomic():
@@ -404,7 +422,7 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
         for _ in _insert(models.Node, rows.node_rows(cluster, snapshot, bands)):
             pass
         total_pods = len(cluster.pods)
-        for stored in _insert(models.Pod, rows.pod_rows(cluster, snapshot, manifests)):
+        for stored in _insert(models.Pod, rows.pod_rows(cluster, snapshot, locations)):
             if stored and stored % (BULK_BATCH_SIZE * 10) == 0:
                 progress(
                     65 + int(30 * stored / total_pods),
@@ -415,9 +433,14 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
         classes = list(rows.priority_class_rows(cluster, snapshot))
         for _ in _insert(models.PriorityClass, classes):
             pass
-        del manifests
-        blob = compressing.result()
-        models.SnapshotObjects.objects.create(snapshot=snapshot, data=blob, raw_size=raw_size)
+        del locations
+        models.SnapshotChunk.objects.bulk_create(
+            (
+                models.SnapshotChunk(snapshot=snapshot, position=i, data=data, raw_size=size)
+                for i, (data, size) in enumerate(zip(compressing.result(), raw_sizes, strict=True))
+            ),
+            batch_size=100,  # about 10 MB of compressed JSON per INSERT
+        )
         models.SnapshotUpload.objects.filter(snapshot=snapshot).delete()
 
         snapshot.status = SnapshotStatus.READY

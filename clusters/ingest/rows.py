@@ -101,13 +101,16 @@ def node_rows(
 def pod_rows(
     cluster: Cluster,
     snapshot: models.Snapshot,
-    manifests: dict[tuple[str, str], dict[str, Any]] | None = None,
+    locations: dict[tuple[str, str], tuple[int, int]] | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """The pods' browse rows; ``manifests`` gives each pod's stored object by (namespace, name)."""
+    """The pods' browse rows; ``locations`` gives where each pod's stored object is
+    (chunk, index in it) by (namespace, name)."""
     snapshot_id = snapshot.pk
-    manifests = manifests or {}
+    locations = locations or {}
+    nowhere: tuple[int | None, int | None] = (None, None)
     for pod in cluster.pods:
         requests = pod.requests
+        chunk, index = locations.get((pod.namespace, pod.name), nowhere)
         yield dict(
             snapshot_id=snapshot_id,
             namespace=pod.namespace,
@@ -126,7 +129,8 @@ def pod_rows(
             start_time=parse_time(pod.start_time),
             terminating=bool(pod.terminating),
             nominated_node_name=pod.nominated_node_name or "",
-            manifest=manifests.get((pod.namespace, pod.name)),
+            object_chunk=chunk,
+            object_index=index,
         )
 
 

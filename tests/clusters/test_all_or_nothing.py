@@ -46,7 +46,7 @@ def test_it_leaves_no_rows_when_storing_fails_midway(queued: Any, monkeypatch: A
     assert not models.Node.objects.exists()
     assert not models.Pod.objects.exists()
     assert not models.PodDisruptionBudget.objects.exists()
-    assert not models.SnapshotObjects.objects.exists()
+    assert not models.SnapshotChunk.objects.exists()
     assert not models.SnapshotUpload.objects.exists()  # the upload is not kept either
 
 
