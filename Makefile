@@ -48,12 +48,13 @@ test-sqlite:
 		$(BIN)/pytest -q -p no:cacheprovider -m "not browser and not worker and not slow" \
 		--ignore=tests/engine --ignore=tests/conformance
 
-# On demand, never part of the tests: engine, snapshot ingest, analyses at 5,000 nodes / 150,000 pods.
+# On demand, never part of the tests: engine, snapshot ingest, analyses and the clone page at 5,000 nodes / 150,000 pods.
 bench: install
 	scripts/services.sh
 	DEBUG=1 $(BIN)/python -m bench.engine_bench --large
 	DEBUG=1 DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/python bench/ingest_bench.py
 	DEBUG=1 DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python bench/analysis_bench.py
+	DEBUG=1 DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/python bench/clone_bench.py
 
 clean:
 	rm -rf $(VENV) var
