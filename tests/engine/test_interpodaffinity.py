@@ -24,11 +24,12 @@ from scheduling.engine.plugins.interpodaffinity import (
     ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH as EXISTING,
 )
 from scheduling.engine.plugins.interpodaffinity import InterPodAffinity
+from tests.engine import plugin_harness as harness
 from tests.engine.builders import as_list, make_node, make_pod
 
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"
-OK = "ok"
+OK = harness.OK
 UAU = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
 UNS = Code.UNSCHEDULABLE
 
@@ -57,27 +58,12 @@ def nodes_2x2() -> list[dict[str, Any]]:
 def setup(
     objects: list[dict[str, Any]], pod: dict[str, Any]
 ) -> tuple[Cluster, InterPodAffinity, Any]:
-    cluster = load_cluster(as_list(*objects))
-    return (
-        cluster,
-        InterPodAffinity(Handle(cluster, EngineConfig())),
-        parse_pending_pod(cluster, pod),
-    )
+    cluster, pl, pending = harness.setup(InterPodAffinity, objects, pod)
+    return cluster, pl, pending
 
 
 def filter_all(objects: list[dict[str, Any]], pod: dict[str, Any]) -> dict[str, Any]:
-    """node -> OK or (code, reason); "skip" when PreFilter skipped the plugin."""
-    cluster, pl, pending = setup(objects, pod)
-    state = CycleState()
-    _, status = pl.pre_filter(state, pending, cluster.node_infos)
-    if status.code == Code.SKIP:
-        return {"skip": True}
-    assert status.is_success(), status
-    out: dict[str, Any] = {}
-    for ni in cluster.node_infos:
-        s = pl.filter(state, pending, ni)
-        out[ni.name] = OK if s.is_success() else (s.code, s.reasons[0])
-    return out
+    return harness.filter_all(InterPodAffinity, objects, pod)
 
 
 FILTER_CASES: list[tuple[str, list[dict[str, Any]], dict[str, Any], dict[str, Any]]] = [

@@ -11,10 +11,9 @@ from typing import Any
 
 import pytest
 
-from scheduling.engine import EngineConfig, load_cluster
-from scheduling.engine.analysis import parse_pending_pod
+from scheduling.engine import load_cluster
 from scheduling.engine.cluster import Cluster
-from scheduling.engine.framework import Code, CycleState, Handle, NodeScore
+from scheduling.engine.framework import Code, CycleState, NodeScore
 from scheduling.engine.plugins.podtopologyspread import (
     ERR_REASON_CONSTRAINTS_NOT_MATCH as SKEW,
 )
@@ -22,11 +21,12 @@ from scheduling.engine.plugins.podtopologyspread import (
     ERR_REASON_NODE_LABEL_NOT_MATCH as MISSING,
 )
 from scheduling.engine.plugins.podtopologyspread import CriticalPaths, PodTopologySpread
+from tests.engine import plugin_harness as harness
 from tests.engine.builders import as_list, make_node, make_pod
 
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"
-OK = "ok"
+OK = harness.OK
 UAU = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
 UNS = Code.UNSCHEDULABLE
 
@@ -80,26 +80,12 @@ def nodes_ab() -> list[dict[str, Any]]:
 def setup(
     objects: list[dict[str, Any]], pod: dict[str, Any]
 ) -> tuple[Cluster, PodTopologySpread, Any]:
-    cluster = load_cluster(as_list(*objects))
-    return (
-        cluster,
-        PodTopologySpread(Handle(cluster, EngineConfig())),
-        parse_pending_pod(cluster, pod),
-    )
+    cluster, pl, pending = harness.setup(PodTopologySpread, objects, pod)
+    return cluster, pl, pending
 
 
 def filter_all(objects: list[dict[str, Any]], pod: dict[str, Any]) -> dict[str, Any]:
-    cluster, pl, pending = setup(objects, pod)
-    state = CycleState()
-    _, status = pl.pre_filter(state, pending, cluster.node_infos)
-    if status.code == Code.SKIP:
-        return {"skip": True}
-    assert status.is_success(), status
-    out: dict[str, Any] = {}
-    for ni in cluster.node_infos:
-        s = pl.filter(state, pending, ni)
-        out[ni.name] = OK if s.is_success() else (s.code, s.reasons[0])
-    return out
+    return harness.filter_all(PodTopologySpread, objects, pod)
 
 
 ALL_OK = {"a1": OK, "a2": OK, "b1": OK, "b2": OK}
