@@ -87,6 +87,28 @@ def _db_url(connection: Any) -> str:
     return f"postgres://{auth}{s.get('HOST') or '127.0.0.1'}:{s.get('PORT') or 5432}/{s['NAME']}"
 
 
+def ingest_cluster_file(path: Path) -> tuple[Any, Any]:
+    """A throwaway owner and a snapshot of the cluster file, ingested through the
+    service a worker runs (Django must be set up and a throwaway database in use)."""
+    from django.contrib.auth import get_user_model
+
+    from clusters import services as cluster_services
+
+    owner = get_user_model().objects.create_user("bench", password="bench-password-1")
+    t = time.perf_counter()
+    snapshot = cluster_services.snapshot_create(
+        owner=owner,
+        name="bench",
+        files=[cluster_services.UploadedFile(name=path.name, data=path.read_bytes())],
+        run_async=False,
+    )
+    print(
+        f"ingested {snapshot.node_count:,} nodes, {snapshot.pod_count:,} pods, "
+        f"{snapshot.pdb_count:,} PDBs in {time.perf_counter() - t:.1f} s"
+    )
+    return owner, snapshot
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--nodes", type=int, default=5000)
@@ -110,7 +132,6 @@ def main() -> None:
 
     django.setup()
     from django.conf import settings
-    from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test import Client
     from django.test.utils import setup_test_environment
@@ -121,23 +142,11 @@ def main() -> None:
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     worker = None
     try:
-        from clusters import services as cluster_services
         from config.celery import app
         from scheduling import services
         from scheduling.models import Analysis
 
-        owner = get_user_model().objects.create_user("bench", password="bench-password-1")
-        t = time.perf_counter()
-        snapshot = cluster_services.snapshot_create(
-            owner=owner,
-            name="bench",
-            files=[cluster_services.UploadedFile(name=path.name, data=path.read_bytes())],
-            run_async=False,
-        )
-        print(
-            f"ingested {snapshot.node_count:,} nodes, {snapshot.pod_count:,} pods, "
-            f"{snapshot.pdb_count:,} PDBs in {time.perf_counter() - t:.1f} s"
-        )
+        owner, snapshot = ingest_cluster_file(path)
 
         queue = f"bench-{uuid.uuid4().hex[:8]}"
         env = {**os.environ, "DATABASE_URL": _db_url(connection), "CELERY_QUEUE": queue}

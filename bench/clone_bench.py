@@ -33,7 +33,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
 
-    from bench.analysis_bench import _cluster_file
+    from bench.analysis_bench import _cluster_file, ingest_cluster_file
 
     path = _cluster_file(args.nodes, args.pods, args.pdbs, args.seed)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -41,7 +41,6 @@ def main() -> None:
 
     django.setup()
     from django.conf import settings
-    from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test import Client
     from django.test.utils import setup_test_environment
@@ -53,21 +52,9 @@ def main() -> None:
         raise SystemExit("Run the benchmark on PostgreSQL.")
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
     try:
-        from clusters import services as cluster_services
         from clusters.models import Pod
 
-        owner = get_user_model().objects.create_user("bench", password="bench-password-1")
-        t = time.perf_counter()
-        snapshot = cluster_services.snapshot_create(
-            owner=owner,
-            name="bench",
-            files=[cluster_services.UploadedFile(name=path.name, data=path.read_bytes())],
-            run_async=False,
-        )
-        print(
-            f"ingested {snapshot.node_count:,} nodes, {snapshot.pod_count:,} pods, "
-            f"{snapshot.pdb_count:,} PDBs in {time.perf_counter() - t:.1f} s"
-        )
+        owner, snapshot = ingest_cluster_file(path)
         client = Client()
         client.force_login(owner)
         rows = list(Pod.objects.filter(snapshot=snapshot).order_by("pk"))
