@@ -16,9 +16,8 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from clusters.models import Pod as PodRow
 from clusters.models import Snapshot
-from clusters.selectors import pod_manifest, snapshot_objects
+from clusters.selectors import snapshot_objects
 from scheduling import cluster_cache
 from scheduling.constants import MAX_MANIFEST_BYTES, AnalysisSource, AnalysisStatus
 from scheduling.engine import ENGINE_VERSION, InvalidInput, analyze, load_cluster, read_documents
@@ -165,12 +164,6 @@ def pod_clone(*, pod: dict[str, Any], priority_class_name: str) -> dict[str, Any
     clone.setdefault("apiVersion", "v1")
     clone["kind"] = "Pod"
     return clone
-
-
-def pod_object_find(*, snapshot: Snapshot, namespace: str, name: str) -> dict[str, Any] | None:
-    """The stored object of one pod of the snapshot (kept on its browse row at ingest)."""
-    row = PodRow.objects.filter(snapshot=snapshot, namespace=namespace, name=name).first()
-    return None if row is None else pod_manifest(pod=row)
 
 
 def _priority_class_objects(*, snapshot: Snapshot) -> list[dict[str, Any]]:

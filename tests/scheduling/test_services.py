@@ -305,8 +305,16 @@ def test_a_clone_is_pending_with_the_new_class() -> None:
     assert running["spec"]["nodeName"] == "node-2"  # the original is untouched
 
 
+def _pod_object(*, snapshot: Any, namespace: str, name: str) -> dict[str, Any] | None:
+    """The stored object of one pod, found through its browse row as the clone page does."""
+    from clusters.selectors import pod_manifest
+
+    row = snapshot.pods.filter(namespace=namespace, name=name).first()
+    return None if row is None else pod_manifest(pod=row)
+
+
 def test_a_clone_of_a_demo_pod_with_class_cat_3_preempts(demo_snapshot: Any) -> None:
-    blue = services.pod_object_find(
+    blue = _pod_object(
         snapshot=demo_snapshot, namespace="default", name=_first_pod_name(demo_snapshot, "blue")
     )
     assert blue is not None
@@ -337,12 +345,10 @@ def test_a_pod_of_a_snapshot_ingested_before_rows_kept_objects_is_still_found(
     demo_snapshot: Any,
 ) -> None:
     name = _first_pod_name(demo_snapshot, "blue")
-    kept = services.pod_object_find(snapshot=demo_snapshot, namespace="default", name=name)
+    kept = _pod_object(snapshot=demo_snapshot, namespace="default", name=name)
     demo_snapshot.pods.update(object_chunk=None, object_index=None)
-    assert services.pod_object_find(snapshot=demo_snapshot, namespace="default", name=name) == kept
-    assert (
-        services.pod_object_find(snapshot=demo_snapshot, namespace="default", name="nope") is None
-    )
+    assert _pod_object(snapshot=demo_snapshot, namespace="default", name=name) == kept
+    assert _pod_object(snapshot=demo_snapshot, namespace="default", name="nope") is None
 
 
 def _first_pod_name(snapshot: Any, app: str) -> str:
