@@ -10,6 +10,7 @@ from .documents import read_documents
 from .errors import InvalidInput
 from .objects import PDB, Node, Pod, PriorityClass
 from .result import Result
+from .simulate import Simulation, simulate
 
 ENGINE_VERSION = "1.0 (kube-scheduler v1.35)"
 
@@ -24,7 +25,9 @@ __all__ = [
     "Pod",
     "PriorityClass",
     "Result",
+    "Simulation",
     "analyze",
     "load_cluster",
     "read_documents",
+    "simulate",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,7 +18,12 @@ from .runtime import Framework
 from .schedule import HOST_SCORED, schedule_pod
 
 
-def parse_pending_pod(cluster: Cluster, pod: Mapping[str, Any]) -> Pod:
+def parse_pending_pod(cluster: Cluster, pod: Mapping[str, Any] | Pod) -> Pod:
+    if isinstance(pod, Pod):
+        # Already admitted (a simulation's pod at one of its cycles): a copy, unbound.
+        p = copy.copy(pod)
+        p.node_name = None
+        return p
     if not isinstance(pod, Mapping):
         raise InvalidInput("the pod must be an object", kind="Pod")
     if pod.get("kind") not in (None, "Pod"):
@@ -38,7 +44,7 @@ def parse_pending_pod(cluster: Cluster, pod: Mapping[str, Any]) -> Pod:
 
 def analyze(
     cluster_or_objects: Cluster | list[dict[str, Any]] | dict[str, Any],
-    pod: Mapping[str, Any],
+    pod: Mapping[str, Any] | Pod,
     config: EngineConfig | None = None,
 ) -> Result:
     cluster = (
