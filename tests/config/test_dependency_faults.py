@@ -41,14 +41,20 @@ def database_down(transactional_db: Any) -> Iterator[None]:
 
 @pytest.fixture
 def broker_down() -> Iterator[None]:
+    def fresh_pools() -> None:
+        # The app keeps pools of connections and producers for the broker it was
+        # configured with: drop its references (kombu keeps the pools open, by URL).
+        celery_app._pool = None
+        celery_app.amqp._producer_pool = None
+
     previous = celery_app.conf.broker_url
     celery_app.conf.broker_url = "redis://127.0.0.1:1/0"  # nothing listens on port 1
-    celery_app.pool.force_close_all()
+    fresh_pools()
     try:
         yield
     finally:
         celery_app.conf.broker_url = previous
-        celery_app.pool.force_close_all()
+        fresh_pools()
 
 
 @pytest.fixture
