@@ -185,6 +185,9 @@ class Pod(models.Model):
                 fields=["snapshot", "priority_class", "namespace", "name"], name="pod_class"
             ),
             models.Index(fields=["snapshot", "phase", "namespace", "name"], name="pod_phase"),
+            # The pods page's sorts: by priority and by start time.
+            models.Index(fields=["snapshot", "priority", "namespace", "name"], name="pod_priority"),
+            models.Index(fields=["snapshot", "start_time", "namespace", "name"], name="pod_start"),
         ]
 
     def __str__(self) -> str:
