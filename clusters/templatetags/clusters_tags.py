@@ -108,7 +108,7 @@ def percent(part: Any, whole: Any) -> int:
 @register.filter
 def query_pairs(query: str) -> list[tuple[str, str]]:
     """A query string's key/value pairs, for hidden inputs that carry it through a form."""
-    return list(QueryDict(query).items())
+    return [(key, str(value)) for key, value in QueryDict(query).items()]
 
 
 @register.simple_tag

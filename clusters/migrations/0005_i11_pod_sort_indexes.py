@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("clusters", "0003_snapshot_chunks"),
+        ("clusters", "0004_i10_lease"),
     ]
 
     operations = [
