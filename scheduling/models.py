@@ -16,6 +16,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from config.leases import LeasedWork
 from scheduling.constants import ACTIVE_STATUSES, AnalysisSource, AnalysisStatus, Outcome
 
 
@@ -32,7 +33,7 @@ class AnalysisQuerySet(models.QuerySet["Analysis"]):
         return self.defer("pod", "result", "details", "node_view")
 
 
-class Analysis(models.Model):
+class Analysis(LeasedWork):
     snapshot = models.ForeignKey(
         "clusters.Snapshot", on_delete=models.CASCADE, related_name="analyses"
     )
@@ -66,7 +67,11 @@ class Analysis(models.Model):
     class Meta:
         ordering = ("-created", "-id")
         verbose_name_plural = "analyses"
-        indexes = [models.Index(fields=["snapshot", "-created"], name="analysis_snapshot_created")]
+        indexes = [
+            models.Index(fields=["snapshot", "-created"], name="analysis_snapshot_created"),
+            # The reconciler's look-ups: queued or running rows, oldest message first.
+            models.Index(fields=["status", "enqueued_at"], name="analysis_status_enqueued"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.pod_key} on {self.snapshot_id}"
