@@ -119,7 +119,18 @@ def calculate_num_candidates(num_nodes: int, percentage: int, absolute: int) -> 
     return min(max(n, absolute), num_nodes)
 
 
-def preempt(fw: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis) -> PreemptionResult:
+# Dry runs already done for this pod's template, by node (a simulation's replicas):
+# consulted only on the resources-only path, where a node's answer is its own.
+DryRunCache = dict[str, tuple[Victims | None, Status]]
+
+
+def preempt(
+    fw: Framework,
+    state: CycleState,
+    pod: Pod,
+    diagnosis: Diagnosis,
+    dry_runs: DryRunCache | None = None,
+) -> PreemptionResult:
     """Evaluator.Preempt without the API calls; every potential node is dry-run."""
     all_nodes = fw.handle.node_infos
     nominated_status = diagnosis.get(pod.nominated_node_name or "")
@@ -138,9 +149,15 @@ def preempt(fw: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis) ->
         n for n in POD_DEPENDENT_FILTERS & present if n not in state.skip_filter_plugins
     }
     res.fast_path = active_pod_dependent <= {names.NODE_RESOURCES_FIT}
+    cache = dry_runs if res.fast_path else None
     for ni in potential:
-        state_copy = state if res.fast_path else state.clone()
-        victims, status = select_victims_on_node(fw, state_copy, pod, ni, res.fast_path)
+        hit = cache.get(ni.name) if cache is not None else None
+        if hit is None:
+            state_copy = state if res.fast_path else state.clone()
+            hit = select_victims_on_node(fw, state_copy, pod, ni, res.fast_path)
+            if cache is not None:
+                cache[ni.name] = hit
+        victims, status = hit
         if status.is_success() and victims is not None and victims.pods:
             res.candidates.append(Candidate(ni.name, victims))
             continue
