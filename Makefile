@@ -18,12 +18,10 @@ $(BIN)/.installed: requirements.lock
 install: $(BIN)/.installed
 
 # The app on the embedded default: a SQLite file and Celery's filesystem broker
-# under var/, a worker beside the development server. Open http://127.0.0.1:8000/
+# under var/, a worker beside the web server, no DEBUG (scripts/run.sh).
+# Open http://127.0.0.1:8000/, or another port: make run PORT=8080
 run: install
-	DEBUG=1 $(BIN)/python manage.py migrate --no-input
-	DEBUG=1 $(BIN)/python manage.py ensure_demo_user
-	DEBUG=1 $(BIN)/python manage.py load_demo --owner demo --if-empty
-	DEBUG=1 PORT=$(PORT) PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/honcho start -f Procfile.dev
+	PORT=$(PORT) scripts/run.sh
 
 lint: install
 	$(BIN)/ruff check .

@@ -10,6 +10,7 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from clusters import models
+from clusters.constants import SnapshotStatus
 
 
 def snapshot_list(*, user: Any) -> QuerySet[models.Snapshot]:
@@ -108,3 +109,27 @@ def snapshot_pod_filter_choices(*, snapshot: models.Snapshot) -> dict[str, list[
         "priority_class": classes,
         "phase": list(facets.get("phase", [])),
     }
+
+
+def snapshot_find(*, ref: str) -> models.Snapshot:
+    """A stored snapshot by id or by name, for the command line (every owner's).
+
+    A name several snapshots share means the newest ready one. LookupError says
+    what is wrong and what there is instead.
+    """
+    snapshots = models.Snapshot.objects.all()
+    if ref.isdigit():
+        found = snapshots.filter(pk=int(ref)).first()
+    else:
+        named = snapshots.filter(name=ref)
+        found = named.filter(status=SnapshotStatus.READY).order_by("-created", "-pk").first()
+        found = found or named.order_by("-created", "-pk").first()
+    if found is None:
+        names = list(snapshots.order_by("-created").values_list("pk", "name")[:10])
+        known = "; ".join(f"{pk} {name!r}" for pk, name in names) or "none stored yet"
+        raise LookupError(f"No snapshot with id or name {ref!r}. Stored: {known}.")
+    if not found.is_ready:
+        raise LookupError(
+            f"Snapshot {found.pk} {found.name!r} is {found.status}; only a ready snapshot can be asked."
+        )
+    return found

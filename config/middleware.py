@@ -10,6 +10,9 @@ from django.http import HttpRequest, HttpResponse
 # check, static files, share links (they carry their own token) and the API,
 # which authenticates (session or token) and answers 401/403 on its own.
 PUBLIC_PREFIXES = ("/accounts/login/", "/healthz", "/static/", "/s/", "/api/")
+# The API's docs are pages people open in a browser, not API calls: a visitor
+# who is not logged in goes to the login page and back, not to a bare 403.
+LOGIN_PAGES_UNDER_API = ("/api/docs/",)
 
 
 class LoginRequiredMiddleware:
@@ -17,6 +20,9 @@ class LoginRequiredMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if not request.user.is_authenticated and not request.path.startswith(PUBLIC_PREFIXES):
+        public = request.path.startswith(PUBLIC_PREFIXES) and not request.path.startswith(
+            LOGIN_PAGES_UNDER_API
+        )
+        if not request.user.is_authenticated and not public:
             return redirect_to_login(request.get_full_path(), settings.LOGIN_URL)
         return self.get_response(request)

@@ -31,13 +31,27 @@ if env_file.exists():
 
 DEBUG = env("DEBUG")
 _INSECURE_DEV_KEY = "django-insecure-preemptlab-development-only"
-SECRET_KEY = env.str("SECRET_KEY", default=_INSECURE_DEV_KEY if DEBUG else "")
+# `make run` serves without DEBUG: it generates a key once and keeps it in this
+# file (scripts/run.sh), so sessions survive restarts and manage.py commands
+# run in any shell without DEBUG=1. SECRET_KEY in the environment wins.
+SECRET_KEY_FILE = VAR_DIR / "secret_key"
+
+
+def _secret_key() -> str:
+    key = env.str("SECRET_KEY", default="")
+    if not key and SECRET_KEY_FILE.is_file():
+        key = SECRET_KEY_FILE.read_text().strip()
+    return key or (_INSECURE_DEV_KEY if DEBUG else "")
+
+
+SECRET_KEY = _secret_key()
 if not DEBUG and (not SECRET_KEY or SECRET_KEY == _INSECURE_DEV_KEY):
     from django.core.exceptions import ImproperlyConfigured
 
     raise ImproperlyConfigured(
         "SECRET_KEY must be set in the environment when DEBUG is off "
-        "(the development default is refused)."
+        f"(or kept in {SECRET_KEY_FILE}, which `make run` creates; "
+        "the development default is refused)."
     )
 
 ALLOWED_HOSTS = env("ALLOWED_HOSTS")
@@ -56,6 +70,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_htmx",
     "django_celery_results",
     "clusters",
@@ -200,6 +215,13 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    # Swagger UI from the pinned sidecar package's static files: the docs render
+    # offline and in air-gapped networks (no CDN, no @latest). No Redoc: its
+    # bundle fetches a logo from a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    # Swagger UI would otherwise send the schema to validator.swagger.io.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
 
 # Safe production settings whenever DEBUG is off.

@@ -31,6 +31,7 @@ from .objects import PDB, Node, Pod, PriorityClass
 from .preemption.candidate import Criterion
 from .result import Result
 from .schedule import HostSelection
+from .simulate import Simulation, simulate
 
 ENGINE_VERSION = "1.0 (kube-scheduler v1.35)"
 
@@ -60,6 +61,7 @@ __all__ = [
     "PriorityClass",
     "Result",
     "Scores",
+    "Simulation",
     "StatusRecord",
     "VictimDetail",
     "analyze",
@@ -67,4 +69,5 @@ __all__ = [
     "load_cluster",
     "read_documents",
     "requested_after",
+    "simulate",
 ]

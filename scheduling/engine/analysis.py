@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,7 +23,12 @@ from .schedule import HostSelection, schedule_pod
 _PENDING_STATUS_KEYS = frozenset({"phase", "qosClass", "conditions", "nominatedNodeName"})
 
 
-def parse_pending_pod(cluster: Cluster, pod: Mapping[str, Any]) -> Pod:
+def parse_pending_pod(cluster: Cluster, pod: Mapping[str, Any] | Pod) -> Pod:
+    if isinstance(pod, Pod):
+        # Already admitted (a simulation's pod at one of its cycles): a copy, unbound.
+        p = copy.copy(pod)
+        p.node_name = None
+        return p
     if not isinstance(pod, Mapping):
         raise InvalidInput("the pod must be an object", kind="Pod")
     if pod.get("kind") not in (None, "Pod"):
@@ -96,7 +102,7 @@ def input_notices(pod: Mapping[str, Any]) -> list[InputNotice]:
 
 def analyze(
     cluster_or_objects: Cluster | list[dict[str, Any]] | dict[str, Any],
-    pod: Mapping[str, Any],
+    pod: Mapping[str, Any] | Pod,
     config: EngineConfig | None = None,
 ) -> Result:
     cluster = (
@@ -106,7 +112,8 @@ def analyze(
     )
     config = config or EngineConfig()
     pending = parse_pending_pod(cluster, pod)
-    notices = input_notices(pod)
+    # A Pod object comes from the scheduling loop, which admitted it: nothing was dropped.
+    notices = [] if isinstance(pod, Pod) else input_notices(pod)
     fw = Framework(Handle(cluster, config))
     state = CycleState()
     sched = schedule_pod(fw, state, pending)

@@ -22,6 +22,12 @@ class HostSelection(enum.StrEnum):
     SCORED = "scored"
 
 
+# The names the scheduling loop (simulate/) compares against.
+HOST_NOMINATED = HostSelection.NOMINATED_NODE
+HOST_SINGLE = HostSelection.SINGLE_FEASIBLE_NODE
+HOST_SCORED = HostSelection.SCORED
+
+
 @dataclass
 class Diagnosis:
     """Which status every node got, as the real Diagnosis.NodeToStatus holds it."""

@@ -41,3 +41,15 @@ def test_it_logs_out_with_a_post(owner_client):
 def test_the_api_answers_anonymous_calls_with_401_or_403(client):
     response = client.get("/api/schema/")
     assert response.status_code in (401, 403)
+
+
+def test_the_api_docs_send_anonymous_visitors_to_the_login_page(client):
+    response = client.get("/api/docs/")
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/login/?next=/api/docs/"
+
+
+def test_the_api_docs_load_their_assets_from_the_app(owner_client):
+    body = owner_client.get("/api/docs/").content.decode()
+    assert "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js" in body
+    assert "cdn" not in body.lower() and "https://" not in body

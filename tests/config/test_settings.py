@@ -70,3 +70,10 @@ def test_it_reads_the_upload_limit_in_megabytes(tmp_path):
         "settings.MAX_UPLOAD_BYTES",
     )
     assert run.stdout.strip() == str(3 * 1024 * 1024)
+
+
+def test_it_reads_the_secret_key_kept_under_var(tmp_path):
+    (tmp_path / "secret_key").write_text("k" * 50 + "\n")
+    run = _settings({"DEBUG": "0", "PREEMPTLAB_VAR_DIR": str(tmp_path)}, "settings.SECRET_KEY")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "k" * 50

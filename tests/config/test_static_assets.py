@@ -15,3 +15,10 @@ def test_pages_load_htmx_from_static_not_a_cdn():
     html = Template("{% load django_htmx %}{% htmx_script %}").render(Context({}))
     assert "/static/django_htmx/htmx-2.min.js" in html
     assert "http" not in html
+
+
+def test_the_swagger_and_redoc_assets_are_the_pinned_sidecar():
+    from importlib.metadata import version
+
+    lock = (Path(__file__).resolve().parents[2] / "requirements.lock").read_text()
+    assert f"drf-spectacular-sidecar=={version('drf-spectacular-sidecar')}" in lock

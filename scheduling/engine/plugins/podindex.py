@@ -2,7 +2,7 @@
 
 Both plugins count the pods of one namespace node by node (a spread constraint only
 counts pods of the incoming pod's namespace; an affinity term names its namespaces).
-A Cluster never changes after loading, so the index is built once per Cluster, on first
+A loaded Cluster never changes, so the index is built once per Cluster, on first
 use, and dropped with it. Nodes that are copies (nominated pods, preemption dry runs)
 are scanned instead, since their pods differ from the loaded ones.
 """
@@ -45,3 +45,20 @@ def node_pods_in_namespace(cluster: Cluster, node_info: NodeInfo, namespace: str
     if is_loaded(cluster, node_info):
         return pods_by_namespace(cluster).get(namespace, _EMPTY).get(node_info.name, ())
     return [p for p in node_info.pods if p.namespace == namespace]
+
+
+def note_bound(cluster: Cluster, pod: Pod, node_name: str) -> None:
+    """Keep a built index true when a simulation binds a pod to one of its nodes."""
+    index = _BY_NAMESPACE.get(cluster)
+    if index is not None:
+        index.setdefault(pod.namespace, {}).setdefault(node_name, []).append(pod)
+
+
+def note_removed(cluster: Cluster, pod: Pod, node_name: str) -> None:
+    """Keep a built index true when a simulation deletes a pod from one of its nodes."""
+    index = _BY_NAMESPACE.get(cluster)
+    if index is None:
+        return
+    pods = index.get(pod.namespace, {}).get(node_name)
+    if pods is not None:
+        pods[:] = [p for p in pods if p is not pod]

@@ -353,6 +353,14 @@ class PodTopologySpread:
             )
         return self._build_default_constraints(pod, action)
 
+    def hard_constraints(self, pod: Pod) -> list[TopologySpreadConstraint]:
+        """getConstraints: the pod's DoNotSchedule constraints (or the defaulted ones), as
+        the queueing hint reads them; none when they do not parse."""
+        try:
+            return self._constraints(pod, DO_NOT_SCHEDULE)
+        except InvalidInput:
+            return []
+
     # PreFilter -----------------------------------------------------------------
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

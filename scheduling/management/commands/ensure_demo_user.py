@@ -1,26 +1,36 @@
-"""Creates the `demo` user of the embedded default, so `make run` can be logged into at once."""
+"""Creates the `demo` user of `make run` on a fresh database, so there is a login at once.
 
+The password is made at random on this machine and printed once, when the user
+is created: `make run` serves without DEBUG, possibly to others, and a password
+everyone knows would let anyone in.
+"""
+
+import secrets
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 DEMO_USERNAME = "demo"
-DEMO_PASSWORD = "demo"
 
 
 class Command(BaseCommand):
-    help = "Create the 'demo' user (password 'demo') when DEBUG is on and no user exists yet."
+    help = "Create the 'demo' user with a random password (printed once) when no user exists yet."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        if not settings.DEBUG:
-            raise CommandError(
-                "Refusing to create a user with a known password while DEBUG is off."
-            )
         User = get_user_model()
         if User.objects.exists():
-            self.stdout.write("Users exist already; log in with one of them.")
+            self.stdout.write(
+                "Log in with your user (forgot the password? "
+                f"python manage.py changepassword {DEMO_USERNAME})."
+            )
             return
-        User.objects.create_user(DEMO_USERNAME, password=DEMO_PASSWORD)
-        self.stdout.write(f"Log in as '{DEMO_USERNAME}' with password '{DEMO_PASSWORD}'.")
+        password = secrets.token_urlsafe(9)
+        User.objects.create_user(DEMO_USERNAME, password=password)
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Log in as '{DEMO_USERNAME}' with password '{password}' "
+                "(shown this once; keep it, or set another with "
+                f"python manage.py changepassword {DEMO_USERNAME})."
+            )
+        )

@@ -1,4 +1,5 @@
-"""manage.py whatif SNAPSHOT POD: what kube-scheduler would do with POD on SNAPSHOT."""
+"""manage.py whatif SNAPSHOT_FILE... POD | --snapshot NAME|ID POD: what kube-scheduler
+would do with POD, with gates that fail a CI job (exit status 1, one line of reason)."""
 
 from __future__ import annotations
 
@@ -8,40 +9,135 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from scheduling.engine import InvalidInput, analyze, load_cluster, read_documents
+from clusters.selectors import snapshot_find, snapshot_objects
+from scheduling import gates
+from scheduling.engine import Cluster, InvalidInput, analyze, load_cluster, read_documents
+from scheduling.markdown_report import render_markdown
 from scheduling.report import render_text
+
+
+class GateFailed(CommandError):
+    """A gate tripped: manage.py prints "GateFailed: <reason>" and exits with GATE_FAILED."""
 
 
 def _read(path: str) -> list[dict[str, Any]]:
     try:
         data = Path(path).read_bytes()
     except OSError as e:
-        raise CommandError(f"{path}: {e.strerror}") from None
+        raise CommandError(f"{path}: {e.strerror}", returncode=gates.BAD_INPUT) from None
     return read_documents(data, Path(path).name)
 
 
 class Command(BaseCommand):
-    help = "Where would kube-scheduler put POD on SNAPSHOT, and whom would it preempt?"
+    help = (
+        "Where would kube-scheduler put POD, and whom would it preempt? On snapshot files "
+        "(whatif SNAPSHOT_FILE... POD) or a stored snapshot (whatif --snapshot NAME|ID POD). "
+        f"Exit status: 0, or {gates.GATE_FAILED} when a --fail-on/--protect gate trips "
+        f"(its reason on one line of stderr), {gates.BAD_INPUT} when the input cannot be read."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "snapshot", help="kubectl get nodes,pods,pdb,priorityclasses -A -o json|yaml"
+            "inputs",
+            nargs="+",
+            metavar="FILE",
+            help="the snapshot's files (kubectl get nodes,pods,pdb,priorityclasses -A -o json|yaml), "
+            "then the pending Pod manifest; only the Pod with --snapshot",
         )
-        parser.add_argument("pod", help="the pending Pod manifest (JSON or YAML)")
-        parser.add_argument("--format", choices=("text", "json"), default="text")
+        parser.add_argument(
+            "--snapshot", metavar="NAME|ID", help="ask a stored snapshot instead of files"
+        )
+        parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+        parser.add_argument(
+            "--fail-on-preempt", action="store_true", help="fail when the pod would preempt any pod"
+        )
+        parser.add_argument(
+            "--fail-on-victim-priority-above",
+            type=int,
+            metavar="N",
+            help="fail when a victim's priority is above N",
+        )
+        parser.add_argument(
+            "--fail-on-pdb-violation",
+            action="store_true",
+            help="fail when the preemption would break a PodDisruptionBudget",
+        )
+        parser.add_argument(
+            "--protect",
+            metavar="CLASS,...",
+            help="fail when a victim belongs to one of these PriorityClasses",
+        )
+
+    def _gates(self, options: dict[str, Any]) -> list[gates.Gate]:
+        chosen: list[gates.Gate] = []
+        if options["fail_on_preempt"]:
+            chosen.append(gates.fail_on_preempt())
+        if options["fail_on_victim_priority_above"] is not None:
+            chosen.append(
+                gates.fail_on_victim_priority_above(options["fail_on_victim_priority_above"])
+            )
+        if options["fail_on_pdb_violation"]:
+            chosen.append(gates.fail_on_pdb_violation())
+        if options["protect"] is not None:
+            classes = [c.strip() for c in options["protect"].split(",") if c.strip()]
+            if not classes:
+                raise CommandError(
+                    "--protect needs class names, e.g. --protect system-cluster-critical,cat-1",
+                    returncode=gates.BAD_INPUT,
+                )
+            chosen.append(gates.protect(classes))
+        return chosen
+
+    def _cluster(self, options: dict[str, Any]) -> tuple[Cluster, str, str]:
+        """The cluster to ask, a name for it, and the Pod file's path."""
+        inputs: list[str] = options["inputs"]
+        if options["snapshot"]:
+            if len(inputs) != 1:
+                raise CommandError(
+                    f"With --snapshot give only the Pod file, not {len(inputs)} files.",
+                    returncode=gates.BAD_INPUT,
+                )
+            try:
+                snapshot = snapshot_find(ref=options["snapshot"])
+            except LookupError as e:
+                raise CommandError(str(e), returncode=gates.BAD_INPUT) from None
+            objects = snapshot_objects(snapshot=snapshot)
+            return (
+                load_cluster(objects, source=snapshot.name),
+                f"snapshot {snapshot.pk} “{snapshot.name}”",
+                inputs[0],
+            )
+        if len(inputs) < 2:
+            raise CommandError(
+                "Give the snapshot's files and then the Pod file, or --snapshot NAME|ID and the Pod file.",
+                returncode=gates.BAD_INPUT,
+            )
+        objects = [obj for path in inputs[:-1] for obj in _read(path)]
+        names = ", ".join(f"`{Path(p).name}`" for p in inputs[:-1])
+        return load_cluster(objects, source=Path(inputs[0]).name), names, inputs[-1]
 
     def handle(self, *args: Any, **options: Any) -> None:
+        chosen = self._gates(options)
         try:
-            cluster = load_cluster(
-                _read(options["snapshot"]), source=Path(options["snapshot"]).name
-            )
-            pods = [d for d in _read(options["pod"]) if d.get("kind") in ("Pod", None)]
+            cluster, snapshot_name, pod_path = self._cluster(options)
+            pods = [d for d in _read(pod_path) if d.get("kind") in ("Pod", None)]
             if len(pods) != 1:
-                raise CommandError(f"{options['pod']}: expected exactly one Pod, found {len(pods)}")
+                raise CommandError(
+                    f"{pod_path}: expected exactly one Pod, found {len(pods)}",
+                    returncode=gates.BAD_INPUT,
+                )
             result = analyze(cluster, pods[0])
         except InvalidInput as e:
-            raise CommandError(str(e)) from None
+            raise CommandError(str(e), returncode=gates.BAD_INPUT) from None
+        failed = gates.failures(chosen, result)
         if options["format"] == "json":
             self.stdout.write(json.dumps(result.to_dict(), indent=2))
+        elif options["format"] == "markdown":
+            self.stdout.write(
+                render_markdown(result, snapshot=snapshot_name, gate_failures=failed), ending=""
+            )
         else:
             self.stdout.write(render_text(result.explanation))
+        if failed:
+            # One line a CI log shows as the reason; the exit status fails the job.
+            raise GateFailed("; ".join(failed), returncode=gates.GATE_FAILED)

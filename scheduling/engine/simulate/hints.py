@@ -1,0 +1,118 @@
+"""Queueing hints: which cluster events may make a rejected pod schedulable again.
+
+kube-scheduler (SchedulerQueueingHints, on by default) asks each plugin that rejected
+a pod, through the QueueingHintFn it registered in EventsToRegister, whether an event
+is worth a retry. Only the events a simulation produces are modelled: an assigned pod
+added (a bind), an assigned pod deleted (a victim). Nodes never change during a run,
+and updates of pending pods (nominatedNodeName patches) are UpdatePodOther, an event
+no default plugin registers, so they never move a pod.
+
+Each function below mirrors the plugin's Go function of the same name.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+
+from ..objects import Pod
+from ..plugins import names
+from ..plugins.interpodaffinity import parse_pod_affinity, pod_matches_all_affinity_terms
+from ..plugins.nodeports import ports_conflict
+from ..plugins.podtopologyspread import PodTopologySpread
+
+
+class Event(enum.Enum):
+    """The ClusterEvents a simulation emits (framework.EventAssignedPodAdd/Delete)."""
+
+    ASSIGNED_POD_ADD = "AssignedPodAdd"
+    ASSIGNED_POD_DELETE = "AssignedPodDelete"
+
+
+class Hint(enum.Enum):
+    QUEUE = "Queue"
+    QUEUE_SKIP = "QueueSkip"
+
+
+# A hint function gets (the pending pod, the pod the event is about).
+HintFn = Callable[[Pod, Pod], Hint]
+
+
+class QueueingHints:
+    """The default profile's EventsToRegister, by plugin and event."""
+
+    def __init__(self, spread: PodTopologySpread) -> None:
+        self.spread = spread
+        self.registry: dict[str, dict[Event, HintFn]] = {
+            # NodeResourcesFit: Pod/Delete (and UpdatePodScaleDown, which never happens here).
+            names.NODE_RESOURCES_FIT: {Event.ASSIGNED_POD_DELETE: fit_after_pod_deleted},
+            # NodePorts: Pod/Delete.
+            names.NODE_PORTS: {Event.ASSIGNED_POD_DELETE: node_ports_after_pod_deleted},
+            # InterPodAffinity: Pod/Add|UpdatePodLabel|Delete.
+            names.INTER_POD_AFFINITY: {
+                Event.ASSIGNED_POD_ADD: inter_pod_affinity_after_pod_added,
+                Event.ASSIGNED_POD_DELETE: inter_pod_affinity_after_pod_deleted,
+            },
+            # PodTopologySpread: Pod/Add|UpdatePodLabel|Delete.
+            names.POD_TOPOLOGY_SPREAD: {
+                Event.ASSIGNED_POD_ADD: self.spread_after_pod_change,
+                Event.ASSIGNED_POD_DELETE: self.spread_after_pod_change,
+            },
+            # NodeName, NodeUnschedulable, NodeAffinity, TaintToleration register node
+            # events (and updates of the pod itself) only: a pod event never helps them.
+        }
+
+    def worth_requeuing(
+        self, pod: Pod, rejectors: frozenset[str], event: Event, other: Pod
+    ) -> bool:
+        """isPodWorthRequeuing: Queue from any rejecting plugin moves the pod."""
+        if not rejectors:
+            return True  # no plugin to ask: a failure without one is retried after backoff
+        for plugin in sorted(rejectors):
+            fn = self.registry.get(plugin, {}).get(event)
+            if fn is not None and fn(pod, other) is Hint.QUEUE:
+                return True
+        return False
+
+    def spread_after_pod_change(self, pod: Pod, other: Pod) -> Hint:
+        """PodTopologySpread.isSchedulableAfterPodChange for an added or deleted pod."""
+        # involvedInTopologySpreading: an assigned pod of the same namespace.
+        if other.uid != pod.uid and (not other.node_name or other.namespace != pod.namespace):
+            return Hint.QUEUE_SKIP
+        constraints = self.spread.hard_constraints(pod)
+        if any(c.selector.matches(other.labels) for c in constraints):
+            return Hint.QUEUE
+        return Hint.QUEUE_SKIP
+
+
+def fit_after_pod_deleted(pod: Pod, deleted: Pod) -> Hint:
+    """Fit.isSchedulableAfterPodEvent: a deleted scheduled (or nominated) pod frees room."""
+    if not deleted.node_name and not deleted.nominated_node_name:
+        return Hint.QUEUE_SKIP
+    return Hint.QUEUE
+
+
+def node_ports_after_pod_deleted(pod: Pod, deleted: Pod) -> Hint:
+    """NodePorts.isSchedulableAfterPodDeleted: only a deleted pod holding a wanted port."""
+    if not deleted.node_name:
+        return Hint.QUEUE_SKIP
+    used = {hp: 1 for hp in deleted.host_ports}
+    return Hint.QUEUE if ports_conflict(used, pod.host_ports) else Hint.QUEUE_SKIP
+
+
+def inter_pod_affinity_after_pod_added(pod: Pod, added: Pod) -> Hint:
+    """InterPodAffinity.isSchedulableAfterPodChange, pod added: it matches all the pod's
+    required affinity terms (anti-affinity of existing pods is not consulted)."""
+    if not added.node_name:
+        return Hint.QUEUE_SKIP
+    terms = parse_pod_affinity(pod).required_affinity
+    return Hint.QUEUE if pod_matches_all_affinity_terms(terms, added) else Hint.QUEUE_SKIP
+
+
+def inter_pod_affinity_after_pod_deleted(pod: Pod, deleted: Pod) -> Hint:
+    """InterPodAffinity.isSchedulableAfterPodChange, pod deleted: it matches all the pod's
+    required anti-affinity terms."""
+    if not deleted.node_name:
+        return Hint.QUEUE_SKIP
+    terms = parse_pod_affinity(pod).required_anti_affinity
+    return Hint.QUEUE if pod_matches_all_affinity_terms(terms, deleted) else Hint.QUEUE_SKIP

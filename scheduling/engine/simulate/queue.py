@@ -1,0 +1,174 @@
+"""The scheduling queue (backend/queue/scheduling_queue.go): activeQ, backoffQ and
+unschedulablePods, on a fake clock.
+
+- activeQ pops by PrioritySort: higher priority first, then the earlier queue time.
+- A failed pod goes to unschedulablePods, unless an event already made it worth
+  retrying; cluster events move pods from there through the plugins' queueing hints,
+  to backoffQ while their backoff runs (1 s doubling per attempt, at most 10 s), else
+  to activeQ.
+- backoffQ pods whose backoff has expired move to activeQ; when activeQ is empty a
+  pod is popped from backoffQ anyway (SchedulerPopFromBackoffQ): fewer attempts
+  first, then priority, then queue time.
+- The leftover flush moves every pod left in unschedulablePods back after 5 minutes.
+
+The clock steps 1 ms per submitted pod and per cycle, so a 1 s backoff only expires
+in long runs, and the flush jumps it by 5 minutes.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from ..objects import Pod
+from .hints import Event, QueueingHints
+
+INITIAL_BACKOFF_MS = 1_000
+MAX_BACKOFF_MS = 10_000
+# podMaxInUnschedulablePodsDuration: the leftover flush's age.
+UNSCHEDULABLE_FLUSH_MS = 5 * 60 * 1_000
+
+
+class Where(enum.Enum):
+    ACTIVE = "activeQ"
+    BACKOFF = "backoffQ"
+    UNSCHEDULABLE = "unschedulablePods"
+    IN_FLIGHT = "inFlight"
+    DONE = "done"
+
+
+@dataclass(eq=False)
+class QueuedPodInfo:
+    """framework.QueuedPodInfo: the pod, when it was (re)queued, how often it was tried,
+    and the plugins that rejected it last time."""
+
+    pod: Pod
+    seq: int  # submission order
+    timestamp: int = 0
+    attempts: int = 0
+    rejectors: frozenset[str] = field(default_factory=frozenset)
+    where: Where = Where.ACTIVE
+
+    @property
+    def key(self) -> str:
+        return self.pod.key
+
+    def backoff_ms(self) -> int:
+        """calculateBackoffDuration: 1 s, doubled per further attempt, capped at 10 s."""
+        if self.attempts == 0:
+            return 0
+        d = INITIAL_BACKOFF_MS
+        for _ in range(1, self.attempts):
+            if d > MAX_BACKOFF_MS - d:
+                return MAX_BACKOFF_MS
+            d += d
+        return d
+
+    def backoff_expiry(self) -> int:
+        return self.timestamp + self.backoff_ms()
+
+
+def _active_key(p: QueuedPodInfo) -> tuple[int, int, int]:
+    return (-p.pod.priority, p.timestamp, p.seq)
+
+
+def _backoff_key(p: QueuedPodInfo) -> tuple[int, int, int, int]:
+    return (p.attempts, -p.pod.priority, p.timestamp, p.seq)
+
+
+class SchedulingQueue:
+    def __init__(self, hints: QueueingHints) -> None:
+        self.hints = hints
+        self.now = 0
+        self.pods: list[QueuedPodInfo] = []
+        # Small lists scanned for the minimum: a run holds at most a few thousand pods,
+        # and the order keys change as pods move between the queues.
+        self.active: list[QueuedPodInfo] = []
+        self.backoff: list[QueuedPodInfo] = []
+        self.unschedulable: list[QueuedPodInfo] = []
+
+    def tick(self, ms: int = 1) -> None:
+        self.now += ms
+
+    def add(self, pod: Pod) -> QueuedPodInfo:
+        """A new pending pod (informer Add): straight to activeQ."""
+        self.tick()
+        p = QueuedPodInfo(pod, seq=len(self.pods), timestamp=self.now)
+        self.pods.append(p)
+        self.active.append(p)
+        return p
+
+    # Pop ---------------------------------------------------------------------
+    def _flush_backoff_completed(self) -> None:
+        done = [p for p in self.backoff if p.backoff_expiry() <= self.now]
+        for p in sorted(done, key=lambda p: (p.backoff_expiry(), _active_key(p))):
+            self.backoff.remove(p)
+            self._to(p, Where.ACTIVE)
+
+    def pop(self) -> QueuedPodInfo | None:
+        """The next pod to schedule, or None when activeQ and backoffQ are both empty."""
+        self._flush_backoff_completed()
+        if self.active:
+            p = min(self.active, key=_active_key)
+            self.active.remove(p)
+        elif self.backoff:
+            p = min(self.backoff, key=_backoff_key)
+            self.backoff.remove(p)
+        else:
+            return None
+        p.where = Where.IN_FLIGHT
+        p.attempts += 1
+        return p
+
+    # After a cycle -----------------------------------------------------------
+    def done(self, p: QueuedPodInfo) -> None:
+        p.where = Where.DONE
+
+    def add_unschedulable(self, p: QueuedPodInfo, rejectors: frozenset[str]) -> None:
+        """AddUnschedulableIfNotPresent: the timestamp is refreshed; no event arrived while
+        the pod was in flight (the loop delivers every event between cycles)."""
+        p.timestamp = self.now
+        p.rejectors = rejectors
+        p.where = Where.UNSCHEDULABLE
+        self.unschedulable.append(p)
+
+    def _to(self, p: QueuedPodInfo, where: Where) -> None:
+        p.where = where
+        (self.active if where is Where.ACTIVE else self.backoff).append(p)
+
+    def _requeue(self, p: QueuedPodInfo) -> None:
+        """requeuePodWithQueueingStrategy(queueAfterBackoff)."""
+        self.unschedulable.remove(p)
+        self._to(p, Where.BACKOFF if p.backoff_expiry() > self.now else Where.ACTIVE)
+
+    def on_event(self, event: Event, other: Pod, gated: frozenset[str] = frozenset()) -> None:
+        """MoveAllToActiveOrBackoffQueue: ask the hints of every pod in unschedulablePods.
+        Pods in ``gated`` (a preemptor whose preemption is still running: DefaultPreemption's
+        PreEnqueue holds it) stay where they are."""
+        for p in list(self.unschedulable):
+            if p.key in gated:
+                continue
+            if self.hints.worth_requeuing(p.pod, p.rejectors, event, other):
+                self._requeue(p)
+
+    def flush_unschedulable_leftover(self) -> list[QueuedPodInfo]:
+        """flushUnschedulablePodsLeftover after 5 minutes: every pod goes back."""
+        self.tick(UNSCHEDULABLE_FLUSH_MS)
+        moved = list(self.unschedulable)
+        for p in moved:
+            self._requeue(p)
+        return moved
+
+    def remove(self, p: QueuedPodInfo) -> None:
+        """The pending pod itself was deleted (never happens to workload pods today)."""
+        for q in (self.active, self.backoff, self.unschedulable):
+            if p in q:
+                q.remove(p)
+        p.where = Where.DONE
+
+    def listing(self) -> dict[Where, list[str]]:
+        return {
+            Where.ACTIVE: sorted(p.key for p in self.active),
+            Where.BACKOFF: sorted(p.key for p in self.backoff),
+            Where.UNSCHEDULABLE: sorted(p.key for p in self.unschedulable),
+        }

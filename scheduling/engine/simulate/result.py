@@ -1,0 +1,244 @@
+"""What a simulation returns: typed records of the run and their JSON form (the
+workload contract in DESIGN.md)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class CycleResult(enum.Enum):
+    BOUND = "bound"
+    PREEMPTED = "preempted"
+    UNSCHEDULABLE = "unschedulable"
+
+
+class StopReason(enum.Enum):
+    QUEUE_EMPTY = "queue-empty"
+    NO_PROGRESS_AFTER_FLUSH = "no-progress-after-flush"
+    CYCLE_LIMIT = "cycle-limit"
+
+
+class EventType(enum.Enum):
+    BIND = "bind"
+    PREEMPT = "preempt"
+
+
+class NominatedBy(enum.Enum):
+    SCHEDULER = "scheduler"
+    BINDING = "binding"
+
+
+@dataclass
+class PodOutcome:
+    """One pending pod at the end of the run."""
+
+    pod: str
+    priority: int
+    priority_class: str | None
+    preemption_policy: str
+    bound: bool
+    node: str | None
+    nominated_node: str | None
+    attempts: int
+    queue: str | None  # activeQ | backoffQ | unschedulablePods while pending
+    recreated_from: str | None = None  # the victim it replaces (recreate_victims)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pod": self.pod,
+            "priority": self.priority,
+            "priority_class": self.priority_class,
+            "preemption_policy": self.preemption_policy,
+            "final": "bound" if self.bound else "pending",
+            "node": self.node,
+            "nominated_node": self.nominated_node,
+            "attempts": self.attempts,
+        }
+
+
+@dataclass
+class Cycle:
+    """One scheduling cycle: the pod popped and what became of it."""
+
+    cycle: int
+    pod: str
+    attempt: int
+    result: CycleResult
+    node: str | None = None
+    host_selection: str | None = None
+    top_scored_nodes: list[str] = field(default_factory=list)
+    # None: PostFilter returned no result (nomination untouched); "": cleared.
+    nominated_node: str | None = None
+    tied_nodes: list[str] = field(default_factory=list)
+    victims: list[str] = field(default_factory=list)
+    pdb_violations: int = 0
+    message: str = ""
+    after_flush: int = 0  # how many leftover flushes came before this cycle
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "cycle": self.cycle,
+            "pod": self.pod,
+            "attempt": self.attempt,
+            "result": self.result.value,
+        }
+        if self.result is CycleResult.BOUND:
+            out["node"] = self.node
+            out["host_selection"] = self.host_selection
+            out["top_scored_nodes"] = list(self.top_scored_nodes)
+            return out
+        if self.nominated_node is not None:
+            out["nominated_node"] = self.nominated_node
+        if self.result is CycleResult.PREEMPTED:
+            out["tied_nodes"] = list(self.tied_nodes)
+            out["victims"] = list(self.victims)
+            out["pdb_violations"] = self.pdb_violations
+        out["message"] = self.message
+        return out
+
+
+@dataclass
+class RunEvent:
+    """A bind or a preemption, in the order the API server saw them."""
+
+    seq: int
+    cycle: int
+    type: EventType
+    pod: str
+    node: str
+    victims: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "seq": self.seq,
+            "cycle": self.cycle,
+            "type": self.type.value,
+            "pod": self.pod,
+            "node": self.node,
+        }
+        if self.type is EventType.PREEMPT:
+            out["victims"] = list(self.victims)
+        return out
+
+
+@dataclass
+class Nomination:
+    cycle: int
+    pod: str
+    from_node: str
+    to_node: str
+    by: NominatedBy
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "cycle": self.cycle,
+            "pod": self.pod,
+            "from": self.from_node,
+            "to": self.to_node,
+            "by": self.by.value,
+        }
+
+
+@dataclass
+class Flush:
+    after_cycle: int
+    moved: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"after_cycle": self.after_cycle, "moved": list(self.moved)}
+
+
+@dataclass
+class BudgetOverrun:
+    """A preemption that took a PDB's pods beyond its disruptionsAllowed."""
+
+    cycle: int
+    node: str
+    matching_victims: list[str]
+    pdb_violations: int  # what the scheduler counted in that cycle
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "cycle": self.cycle,
+            "node": self.node,
+            "matching_victims": list(self.matching_victims),
+            "pdb_violations": self.pdb_violations,
+        }
+
+
+@dataclass
+class PDBReport:
+    pdb: str
+    disruptions_allowed: int
+    deleted_matching_victims: list[str]
+    exceeded: bool
+    cycles_beyond_budget: list[BudgetOverrun]
+
+    @property
+    def overrun(self) -> int:
+        """How many deleted pods the budget did not allow."""
+        return max(0, len(self.deleted_matching_victims) - self.disruptions_allowed)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pdb": self.pdb,
+            "disruptions_allowed": self.disruptions_allowed,
+            "deleted_matching_victims": list(self.deleted_matching_victims),
+            "exceeded": self.exceeded,
+            "cycles_beyond_budget": [c.to_dict() for c in self.cycles_beyond_budget],
+        }
+
+
+class ChoiceKind(enum.Enum):
+    BIND = "bind"
+    PREEMPT = "preempt"
+
+
+@dataclass
+class ChoicePoint:
+    """Where the real scheduler picks at random among equally good nodes."""
+
+    cycle: int
+    pod: str
+    kind: ChoiceKind
+    options: list[str]
+    chosen: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "cycle": self.cycle,
+            "pod": self.pod,
+            "kind": self.kind.value,
+            "options": list(self.options),
+            "chosen": self.chosen,
+        }
+
+
+@dataclass
+class Recreated:
+    """A victim its controller made again (recreate_victims)."""
+
+    victim: str
+    pod: str
+    owner: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"victim": self.victim, "pod": self.pod, "owner": self.owner}
+
+
+@dataclass
+class OwnerReplicas:
+    """What is really lost: an owner's running pods before the run and at its end."""
+
+    owner: str
+    namespace: str
+    before: int
+    after: int
+    evicted: int
+    recreated: int
+
+    @property
+    def lost(self) -> int:
+        return max(0, self.before - self.after)

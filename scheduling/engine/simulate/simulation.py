@@ -1,0 +1,222 @@
+"""Simulation: the record of one run of the scheduling loop, and the cluster as it
+stood at any cycle of it (to explain that cycle as a single-pod what-if)."""
+
+from __future__ import annotations
+
+import copy
+import enum
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..cluster import Cluster
+from ..objects import PREEMPT_LOWER_PRIORITY, Pod
+from .result import (
+    BudgetOverrun,
+    ChoicePoint,
+    Cycle,
+    Flush,
+    Nomination,
+    OwnerReplicas,
+    PDBReport,
+    PodOutcome,
+    Recreated,
+    RunEvent,
+    StopReason,
+)
+from .state import ClusterState
+
+if TYPE_CHECKING:
+    from ..result import Result
+    from .queue import QueuedPodInfo, SchedulingQueue
+
+
+class ActionKind(enum.Enum):
+    CYCLE = "cycle"  # a cycle starts (nothing changes)
+    BIND = "bind"
+    DELETE = "delete"
+    NOMINATE = "nominate"
+
+
+@dataclass
+class Action:
+    """One change to the cluster, replayed by ``cluster_at``."""
+
+    cycle: int
+    kind: ActionKind
+    pod: Pod
+    node: str | None
+
+
+# One preemption: (cycle, node, victims, PDB violations the scheduler counted).
+Preemption = tuple[int, str, list[Pod], int]
+
+
+@dataclass
+class Simulation:
+    base: Cluster
+    recreate_victims: bool
+    pending: list[Pod] = field(default_factory=list)
+    recreated_from: dict[str, str | None] = field(default_factory=dict)
+    queued: dict[str, QueuedPodInfo] = field(default_factory=dict)
+    actions: list[Action] = field(default_factory=list)
+    cycles: list[Cycle] = field(default_factory=list)
+    events: list[RunEvent] = field(default_factory=list)
+    deleted_victims: list[str] = field(default_factory=list)
+    nominations: list[Nomination] = field(default_factory=list)
+    flushes: list[Flush] = field(default_factory=list)
+    stop_reason: StopReason = StopReason.QUEUE_EMPTY
+    choice_points: list[ChoicePoint] = field(default_factory=list)
+    recreated: list[Recreated] = field(default_factory=list)
+    preemptions: list[Preemption] = field(default_factory=list)
+    cycle_limit: int = 0
+    # Filled by finish():
+    pods: list[PodOutcome] = field(default_factory=list)
+    final_queue: dict[str, list[str]] = field(default_factory=dict)
+    pdb_report: list[PDBReport] = field(default_factory=list)
+    owners: list[OwnerReplicas] = field(default_factory=list)
+
+    # Building the summary -------------------------------------------------------
+    def finish(self, state: ClusterState, queue: SchedulingQueue, bound: dict[str, Pod]) -> None:
+        from .queue import Where
+
+        for pod in self.pending:
+            p = self.queued[pod.key]
+            running = bound.get(pod.key)
+            self.pods.append(
+                PodOutcome(
+                    pod=pod.key,
+                    priority=pod.priority,
+                    priority_class=pod.priority_class_name,
+                    preemption_policy=pod.preemption_policy or PREEMPT_LOWER_PRIORITY,
+                    bound=running is not None,
+                    node=running.node_name if running is not None else None,
+                    nominated_node=state.nomination_of.get(pod.uid),
+                    attempts=p.attempts,
+                    queue=None if p.where is Where.DONE else p.where.value,
+                    recreated_from=self.recreated_from.get(pod.key),
+                )
+            )
+        listing = queue.listing()
+        self.final_queue = {
+            "active": listing[Where.ACTIVE],
+            "backoff": listing[Where.BACKOFF],
+            "unschedulable": listing[Where.UNSCHEDULABLE],
+        }
+        self.deleted_victims.sort()
+        self.pdb_report = self._pdb_report()
+        self.owners = self._owners(state)
+
+    def _pdb_report(self) -> list[PDBReport]:
+        """Each budget whose pods were preempted: how far past disruptionsAllowed the run
+        went, cycle by cycle, while the scheduler (reading a status nobody refreshed)
+        counted violations against the snapshot's budget only."""
+        pdbs = self.base.pdbs
+        taken: dict[int, list[str]] = {}
+        overruns: dict[int, list[BudgetOverrun]] = {}
+        for cycle, node, victims, violations in self.preemptions:
+            matched: dict[int, list[str]] = {}
+            for v in victims:
+                for i, pdb in enumerate(pdbs):
+                    if pdb.matches(v):
+                        matched.setdefault(i, []).append(v.key)
+            for i, keys in matched.items():
+                so_far = taken.setdefault(i, [])
+                so_far.extend(keys)
+                if len(so_far) > pdbs[i].disruptions_allowed:
+                    overruns.setdefault(i, []).append(
+                        BudgetOverrun(cycle, node, sorted(keys), violations)
+                    )
+        return [
+            PDBReport(
+                pdb=f"{pdbs[i].namespace}/{pdbs[i].name}",
+                disruptions_allowed=pdbs[i].disruptions_allowed,
+                deleted_matching_victims=sorted(keys),
+                exceeded=len(keys) > pdbs[i].disruptions_allowed,
+                cycles_beyond_budget=overruns.get(i, []),
+            )
+            for i, keys in taken.items()
+        ]
+
+    def _owners(self, state: ClusterState) -> list[OwnerReplicas]:
+        """Per owner of a victim: running pods before the run and at its end."""
+        evicted: Counter[tuple[str, str]] = Counter()
+        for _, _, victims, _ in self.preemptions:
+            for v in victims:
+                if v.owner:
+                    evicted[(v.namespace, v.owner)] += 1
+        if not evicted:
+            return []
+        remade: Counter[tuple[str, str]] = Counter()
+        for r in self.recreated:
+            ns = r.pod.split("/", 1)[0]
+            remade[(ns, r.owner)] += 1
+
+        def running(cluster: Cluster) -> Counter[tuple[str, str]]:
+            out: Counter[tuple[str, str]] = Counter()
+            for ni in cluster.node_infos:
+                for p in ni.pods:
+                    k = (p.namespace, p.owner or "")
+                    if k in evicted:
+                        out[k] += 1
+            return out
+
+        before, after = running(self.base), running(state)
+        return [
+            OwnerReplicas(
+                owner, ns, before[(ns, owner)], after[(ns, owner)], n, remade[(ns, owner)]
+            )
+            for (ns, owner), n in sorted(evicted.items())
+        ]
+
+    # The contract ------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "pods": [p.to_dict() for p in self.pods],
+            "cycles": [c.to_dict() for c in self.cycles],
+            "events": [e.to_dict() for e in self.events],
+            "deleted_victims": list(self.deleted_victims),
+            "nominations": [n.to_dict() for n in self.nominations],
+            "flushes": [f.to_dict() for f in self.flushes],
+            "stop_reason": self.stop_reason.value,
+            "final_queue": {k: list(v) for k, v in self.final_queue.items()},
+            "pdb_report": [r.to_dict() for r in self.pdb_report],
+            "choice_points": [c.to_dict() for c in self.choice_points],
+        }
+        if self.recreate_victims:
+            out["recreated"] = [r.to_dict() for r in self.recreated]
+        return out
+
+    # One cycle, explained ----------------------------------------------------
+    def cluster_at(self, cycle: int) -> tuple[Cluster, Pod]:
+        """The cluster as the scheduler saw it when ``cycle`` started, and the pod that
+        cycle popped (with the nomination it had then)."""
+        state = ClusterState(self.base)
+        popped: Pod | None = None
+        for a in self.actions:
+            if a.cycle > cycle or (a.cycle == cycle and a.kind is not ActionKind.CYCLE):
+                break
+            if a.kind is ActionKind.CYCLE:
+                if a.cycle == cycle:
+                    popped = a.pod
+            elif a.kind is ActionKind.BIND:
+                assert a.node is not None
+                state.bind(a.pod, a.node)
+            elif a.kind is ActionKind.DELETE:
+                state.delete(a.pod)
+            else:
+                state.nominate(a.pod, a.node)
+        if popped is None:
+            raise KeyError(f"no cycle {cycle} in this run")
+        pod = copy.copy(popped)
+        pod.node_name = None
+        pod.nominated_node_name = state.nomination_of.get(pod.uid)
+        return state, pod
+
+    def explain(self, cycle: int) -> Result:
+        """The single-pod what-if of that cycle: the same decision, with every node's
+        reasons, the scores and the tie-break table."""
+        from ..analysis import analyze
+
+        cluster, pod = self.cluster_at(cycle)
+        return analyze(cluster, pod)
