@@ -3,14 +3,13 @@ over every node, peak memory. Run: .venv/bin/python -m bench.engine_bench [--lar
 
 from __future__ import annotations
 
-import argparse
 import gc
 import resource
 import time
 
 import orjson
 
-from bench.generate_cluster import generate
+from bench.generate_cluster import generate, run_sized
 from scheduling.engine import analyze, load_cluster
 
 
@@ -92,15 +91,7 @@ def run(nodes: int, pods: int, pdbs: int) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument(
-        "--large", action="store_true", help="also 5,000 nodes / 150,000 pods / 2,000 PDBs"
-    )
-    args = ap.parse_args()
-    if args.large:
-        run(5000, 150_000, 2000)
-    else:
-        run(500, 15_000, 200)
+    run_sized(run)
 
 
 if __name__ == "__main__":

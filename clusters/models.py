@@ -13,9 +13,10 @@ from django.db import models
 from django.urls import reverse
 
 from clusters.constants import SnapshotStatus
+from config.leases import LeasedWork
 
 
-class Snapshot(models.Model):
+class Snapshot(LeasedWork):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="snapshots"
     )
@@ -50,7 +51,10 @@ class Snapshot(models.Model):
 
     class Meta:
         ordering = ("-created", "-id")
-        indexes = [models.Index(fields=["owner", "-created"], name="snapshot_owner_created")]
+        indexes = [
+            models.Index(fields=["owner", "-created"], name="snapshot_owner_created"),
+            models.Index(fields=["status", "enqueued_at"], name="snapshot_status_enqueued"),
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -185,6 +189,9 @@ class Pod(models.Model):
                 fields=["snapshot", "priority_class", "namespace", "name"], name="pod_class"
             ),
             models.Index(fields=["snapshot", "phase", "namespace", "name"], name="pod_phase"),
+            # The pods page's sorts: by priority and by start time.
+            models.Index(fields=["snapshot", "priority", "namespace", "name"], name="pod_priority"),
+            models.Index(fields=["snapshot", "start_time", "namespace", "name"], name="pod_start"),
         ]
 
     def __str__(self) -> str:

@@ -10,6 +10,7 @@ import gc
 import itertools
 import logging
 import time
+import uuid
 import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -36,6 +37,8 @@ from clusters.constants import (
 )
 from clusters.ingest import rows
 from clusters.ingest.reading import FileObjects, read_file
+from config.faults import BrokerUnavailable, publish
+from config.leases import lease_heartbeat, lease_release_fields
 from scheduling.engine import InvalidInput, load_cluster
 
 log = logging.getLogger(__name__)
@@ -117,17 +120,43 @@ def snapshot_create(
             raise SnapshotRejected(error)
         return snapshot
 
-    from clusters.tasks import snapshot_ingest_task
-
+    snapshot.enqueued_at = timezone.now()
     with transaction.atomic():
         snapshot.save()
         models.SnapshotUpload.objects.bulk_create(
             models.SnapshotUpload(snapshot=snapshot, position=i, name=f.name[:255], data=f.data)
             for i, f in enumerate(files)
         )
-        pk = snapshot.pk
-        transaction.on_commit(lambda: snapshot_ingest_task.delay(pk))
+    snapshot_enqueue(snapshot=snapshot)
     return snapshot
+
+
+def snapshot_publish(snapshot_id: int) -> None:
+    """Sends the message that ingests the snapshot (the reconciler sends it again if lost)."""
+    from clusters.tasks import snapshot_ingest_task
+
+    publish(snapshot_ingest_task, snapshot_id)
+
+
+def snapshot_enqueue(*, snapshot: models.Snapshot) -> None:
+    """Sends the ingest task of a committed snapshot; if the broker is down, deletes the
+    snapshot and its uploads again and raises SnapshotRejected (503): nothing is kept."""
+    pk = snapshot.pk
+    if transaction.get_connection().in_atomic_block:
+        transaction.on_commit(lambda: _publish_or_leave_queued(pk))
+        return
+    try:
+        snapshot_publish(pk)
+    except BrokerUnavailable as err:
+        models.Snapshot.objects.filter(pk=pk).delete()
+        raise SnapshotRejected(err.message, status=503) from None
+
+
+def _publish_or_leave_queued(snapshot_id: int) -> None:
+    try:
+        snapshot_publish(snapshot_id)
+    except BrokerUnavailable:
+        log.warning("snapshot %s stays queued for the reconciler", snapshot_id)
 
 
 def snapshot_create_from_objects(
@@ -143,10 +172,33 @@ def snapshot_create_from_objects(
     )
 
 
-def snapshot_ingest(*, snapshot: models.Snapshot) -> models.Snapshot:
-    """Ingest a queued snapshot from its stored uploads (the Celery task's body)."""
-    if snapshot.status != SnapshotStatus.INGESTING:
-        return snapshot  # a redelivered task: the work is done already
+def snapshot_claim(*, snapshot_id: int, task_id: str) -> models.Snapshot | None:
+    """Locks the snapshot and takes its lease; None when this task must leave it alone
+    (ingested or failed already, or another live task holds it)."""
+    with transaction.atomic():
+        snapshot = models.Snapshot.objects.select_for_update().filter(pk=snapshot_id).first()
+        if snapshot is None or snapshot.status != SnapshotStatus.INGESTING:
+            return None
+        if snapshot.lease_taken_by_other(task_id):
+            return None
+        snapshot.save(update_fields=snapshot.lease_take(task_id))
+    return snapshot
+
+
+def snapshot_ingest(*, snapshot: models.Snapshot, task_id: str = "") -> models.Snapshot:
+    """Ingest a queued snapshot from its stored uploads (the Celery task's body). Idempotent:
+    a snapshot already ingested, failed, or held by another live task is left as it is."""
+    task_id = task_id or f"direct-{uuid.uuid4().hex}"
+    claimed = snapshot_claim(snapshot_id=snapshot.pk, task_id=task_id)
+    if claimed is None:
+        snapshot.refresh_from_db()
+        return snapshot
+    snapshot = claimed
+    with lease_heartbeat(models.Snapshot, snapshot.pk, task_id):
+        return _snapshot_ingest_uploads(snapshot)
+
+
+def _snapshot_ingest_uploads(snapshot: models.Snapshot) -> models.Snapshot:
     files = [
         UploadedFile(name=name, data=data)
         for name, data in models.SnapshotUpload.objects.filter(snapshot=snapshot)
@@ -166,7 +218,7 @@ def snapshot_fail(*, snapshot: models.Snapshot, error: str) -> None:
     snapshot.progress = 0
     snapshot.progress_note = ""
     models.Snapshot.objects.filter(pk=snapshot.pk).update(
-        status=snapshot.status, error=error, progress=0, progress_note=""
+        status=snapshot.status, error=error, progress=0, progress_note="", **lease_release_fields()
     )
     models.SnapshotUpload.objects.filter(snapshot_id=snapshot.pk).delete()
 
@@ -444,6 +496,8 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
         models.SnapshotUpload.objects.filter(snapshot=snapshot).delete()
 
         snapshot.status = SnapshotStatus.READY
+        snapshot.lease_task_id = ""
+        snapshot.lease_expires_at = None
         snapshot.error = ""
         snapshot.progress = 100
         snapshot.progress_note = ""

@@ -1,4 +1,5 @@
-"""Celery tasks: take an id, load the row, call the service."""
+"""Celery tasks: take an id, load the row, call the service (see scheduling/tasks.py
+for how messages, leases and the reconciler keep the work from being lost)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import logging
 from typing import Any
 
 from celery import Task, shared_task
+from django.db import DatabaseError
 
 from clusters import models, services
+from config.faults import DATABASE_FAULTS, database_retry, is_database_fault
 
 log = logging.getLogger(__name__)
 
@@ -18,22 +21,39 @@ class SnapshotIngestTask(Task[Any, Any]):
     def on_failure(
         self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
     ) -> None:
-        snapshot_id = args[0] if args else kwargs.get("snapshot_id")
-        snapshot = models.Snapshot.objects.filter(pk=snapshot_id).first()
-        if snapshot is None or not snapshot.is_ingesting:
+        if is_database_fault(exc):
+            log.warning(
+                "ingest task %s gave up on the database; the reconciler takes over", task_id
+            )
             return
-        services.snapshot_fail(
-            snapshot=snapshot,
-            error=f"The ingest stopped unexpectedly ({type(exc).__name__}: {exc}). "
-            "Nothing was stored; upload the files again.",
-        )
+        snapshot_id = args[0] if args else kwargs.get("snapshot_id")
+        try:
+            snapshot = models.Snapshot.objects.filter(pk=snapshot_id).first()
+            if snapshot is None or not snapshot.is_ingesting:
+                return
+            # The database's own message names tables and columns, not the input: not shown.
+            what = (
+                "a database error"
+                if isinstance(exc, DatabaseError)
+                else f"{type(exc).__name__}: {exc}"
+            )
+            services.snapshot_fail(
+                snapshot=snapshot,
+                error=f"The ingest stopped unexpectedly ({what}). Nothing was stored; upload "
+                "the files again, and report it if it happens again.",
+            )
+        except DATABASE_FAULTS:
+            log.warning("could not record the failure of snapshot %s", snapshot_id)
 
 
-@shared_task(base=SnapshotIngestTask, name="clusters.snapshot_ingest")
-def snapshot_ingest_task(snapshot_id: int) -> str:
-    snapshot = models.Snapshot.objects.filter(pk=snapshot_id).first()
-    if snapshot is None:
-        log.info("snapshot %s was deleted before its ingest ran", snapshot_id)
-        return "gone"
-    services.snapshot_ingest(snapshot=snapshot)
+@shared_task(base=SnapshotIngestTask, bind=True, name="clusters.snapshot_ingest", max_retries=None)
+def snapshot_ingest_task(self: Task[Any, Any], snapshot_id: int) -> str:
+    try:
+        snapshot = models.Snapshot.objects.filter(pk=snapshot_id).first()
+        if snapshot is None:
+            log.info("snapshot %s was deleted before its ingest ran", snapshot_id)
+            return "gone"
+        services.snapshot_ingest(snapshot=snapshot, task_id=str(self.request.id or ""))
+    except DATABASE_FAULTS as exc:
+        raise database_retry(self, exc) from exc
     return snapshot.status

@@ -24,8 +24,7 @@ from clusters.forms import SnapshotUploadForm
 from clusters.ingest.scrub import scrub_report_lines
 from clusters.models import Snapshot
 from clusters.paging import paginate, query_without_page
-
-POD_FILTERS = ("namespace", "node", "priority_class", "phase")
+from clusters.pod_browse import POD_SORTS, PodQuery, node_is_exact, pods_filter
 
 
 def _is_target(request: HttpRequest, target: str) -> bool:
@@ -161,32 +160,32 @@ def snapshot_nodes(request: HttpRequest, pk: int) -> TemplateResponse:
 @require_GET
 def snapshot_pods(request: HttpRequest, pk: int) -> TemplateResponse:
     snapshot = selectors.snapshot_get(user=request.user, snapshot_id=pk)
-    pods = selectors.snapshot_pods(snapshot=snapshot).defer("requests", "uid")
-    filters = {key: (request.GET.get(key) or "").strip() for key in POD_FILTERS}
-    if filters["namespace"]:
-        pods = pods.filter(namespace=filters["namespace"])
-    if filters["node"]:
-        pods = pods.filter(node_name=filters["node"])
-    if filters["priority_class"]:
-        pods = pods.filter(priority_class=filters["priority_class"])
-    if filters["phase"]:
-        pods = pods.filter(phase=filters["phase"])
-    filtered = any(filters.values())
-    page = paginate(request, pods, count=None if filtered else snapshot.pod_count)
+    query = PodQuery.from_get(request.GET)
+    node_exact = bool(query.node) and node_is_exact(snapshot=snapshot, node=query.node)
+    pods = pods_filter(
+        selectors.snapshot_pods(snapshot=snapshot).defer("requests", "uid"),
+        query,
+        node_exact=node_exact,
+    )
+    page = paginate(request, pods, count=None if query.filtered else snapshot.pod_count)
     context = {
         "snapshot": snapshot,
         "page": page,
-        "filters": filters,
-        "filtered": filtered,
+        "filters": query,
+        "node_exact": node_exact,
+        "sorts": [(value, label) for value, (label, _) in POD_SORTS.items()],
         "choices": selectors.snapshot_pod_filter_choices(snapshot=snapshot),
-        "query": query_without_page(request),
+        "query": query.params().urlencode(),
     }
-    template = (
-        "clusters/_pods_table.html"
-        if _is_target(request, "pods-table")
-        else "clusters/snapshot_pods.html"
-    )
-    return TemplateResponse(request, template, context)
+    if _is_target(request, "pods-panel"):
+        response = TemplateResponse(request, "clusters/_pods_panel.html", context)
+        # The address bar shows the query without empty fields, page included.
+        params = query.params()
+        if page.number > 1:
+            params["page"] = str(page.number)
+        response["HX-Push-Url"] = f"{request.path}?{params.urlencode()}" if params else request.path
+        return response
+    return TemplateResponse(request, "clusters/snapshot_pods.html", context)
 
 
 @require_GET

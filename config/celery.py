@@ -3,6 +3,7 @@
 import os
 
 from celery import Celery
+from celery.signals import worker_ready, worker_shutdown
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -15,3 +16,18 @@ app.autodiscover_tasks()
 def ping() -> str:
     """A round trip through the broker and the result backend, for health checks and tests."""
     return "pong"
+
+
+@worker_ready.connect
+def _start_reconciler(**kwargs: object) -> None:
+    """Each worker checks the database against the broker (config/reconciler.py)."""
+    from config.reconciler import reconciler_start
+
+    reconciler_start()
+
+
+@worker_shutdown.connect
+def _stop_reconciler(**kwargs: object) -> None:
+    from config.reconciler import reconciler_stop
+
+    reconciler_stop()

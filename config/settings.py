@@ -79,6 +79,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.middleware.DependencyFaultMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -197,6 +198,31 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_EXTENDED = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A POST while the broker is down answers 503 within about a second instead of
+# hanging on Celery's default publish retries.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.25,
+    "interval_max": 0.5,
+}
+CELERY_BROKER_CONNECTION_TIMEOUT = 3
+
+# Durable work (config/leases.py, config/reconciler.py): a task renews its lease
+# every quarter of PREEMPTLAB_LEASE_SECONDS; each worker reconciles the database
+# with the broker every PREEMPTLAB_RECONCILE_SECONDS and queues again what is
+# queued longer than PREEMPTLAB_QUEUED_GRACE_SECONDS without a message, or
+# running with an expired lease. Worst case after a whole worker dies:
+# lease + reconcile interval (25 s by default).
+PREEMPTLAB_LEASE_SECONDS = env.int("PREEMPTLAB_LEASE_SECONDS", default=20)
+PREEMPTLAB_RECONCILE_SECONDS = env.int("PREEMPTLAB_RECONCILE_SECONDS", default=5)
+PREEMPTLAB_QUEUED_GRACE_SECONDS = env.int("PREEMPTLAB_QUEUED_GRACE_SECONDS", default=15)
+PREEMPTLAB_RECONCILER = env.bool("PREEMPTLAB_RECONCILER", default=True)
+# How often a task that lost the database tries again (2, 4, 8, 16, 30, 30 ... s apart).
+PREEMPTLAB_DATABASE_RETRIES = env.int("PREEMPTLAB_DATABASE_RETRIES", default=12)
+# After this long, a snapshot ingested inside a request that is still "ingesting"
+# lost its web process mid-ingest: the reconciler marks it failed.
+PREEMPTLAB_ORPHAN_INGEST_SECONDS = env.int("PREEMPTLAB_ORPHAN_INGEST_SECONDS", default=600)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -33,6 +33,9 @@ CLUSTER_CACHE_SIZE = 4
 # Largest manifest accepted (pasted or uploaded).
 MAX_MANIFEST_BYTES = 1024 * 1024
 
+# After this long queued, the result page says no worker seems to be taking analyses.
+STALE_QUEUED_SECONDS = 120
+
 # Rows per page in the result page's long tables.
 CANDIDATES_PER_PAGE = 25
 REJECTED_GROUP_NODES_PER_PAGE = 50

@@ -16,6 +16,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from config.leases import LeasedWork
 from scheduling.constants import ACTIVE_STATUSES, AnalysisSource, AnalysisStatus, Outcome
 from scheduling.engine import Explanation
 from scheduling.explanations import explanation_load
@@ -34,7 +35,7 @@ class AnalysisQuerySet(models.QuerySet["Analysis"]):
         return self.defer("pod", "explanation")
 
 
-class Analysis(models.Model):
+class Analysis(LeasedWork):
     snapshot = models.ForeignKey(
         "clusters.Snapshot", on_delete=models.CASCADE, related_name="analyses"
     )
@@ -68,7 +69,11 @@ class Analysis(models.Model):
     class Meta:
         ordering = ("-created", "-id")
         verbose_name_plural = "analyses"
-        indexes = [models.Index(fields=["snapshot", "-created"], name="analysis_snapshot_created")]
+        indexes = [
+            models.Index(fields=["snapshot", "-created"], name="analysis_snapshot_created"),
+            # The reconciler's look-ups: queued or running rows, oldest message first.
+            models.Index(fields=["status", "enqueued_at"], name="analysis_status_enqueued"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.pod_key} on {self.snapshot_id}"
@@ -80,6 +85,11 @@ class Analysis(models.Model):
     def explained(self) -> Explanation | None:
         """The typed explanation, whichever shape it was stored in; None until done."""
         return explanation_load(self.explanation)
+
+    def refresh_from_db(self, *args: Any, **kwargs: Any) -> None:
+        # The typed explanation is read from the column: read it again with the column.
+        self.__dict__.pop("explained", None)
+        super().refresh_from_db(*args, **kwargs)
 
     @property
     def result(self) -> dict[str, Any] | None:

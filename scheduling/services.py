@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import logging
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,8 @@ from django.utils import timezone
 
 from clusters.models import Snapshot
 from clusters.selectors import snapshot_objects
+from config.faults import BrokerUnavailable, publish
+from config.leases import lease_heartbeat, lease_release_fields
 from scheduling import cluster_cache
 from scheduling.constants import MAX_MANIFEST_BYTES, AnalysisSource, AnalysisStatus
 from scheduling.engine import (
@@ -218,7 +221,11 @@ def pod_validate(*, snapshot: Snapshot, pod: Any) -> str:
 def analysis_create(
     *, snapshot: Snapshot, pod: Any, source: str = AnalysisSource.MANIFEST
 ) -> Analysis:
-    """A queued analysis of ``pod`` on ``snapshot``; the task is sent once the row is committed."""
+    """A queued analysis of ``pod`` on ``snapshot``, its task sent once the row is committed.
+
+    BrokerUnavailable when the task cannot be sent: the row is then deleted again,
+    so a refused POST stores nothing (the caller answers 503 and the client retries).
+    """
     if not snapshot.is_ready:
         raise SnapshotNotReady(snapshot)
     pod_key = pod_validate(snapshot=snapshot, pod=pod)
@@ -226,18 +233,48 @@ def analysis_create(
     pod.setdefault("apiVersion", "v1")
     pod.setdefault("kind", "Pod")
     analysis = Analysis.objects.create(
-        snapshot=snapshot, pod=pod, pod_key=pod_key, source=source, status=AnalysisStatus.QUEUED
+        snapshot=snapshot,
+        pod=pod,
+        pod_key=pod_key,
+        source=source,
+        status=AnalysisStatus.QUEUED,
+        enqueued_at=timezone.now(),
     )
-    analysis_enqueue(analysis=analysis)
+    try:
+        analysis_enqueue(analysis=analysis)
+    except BrokerUnavailable:
+        Analysis.objects.filter(pk=analysis.pk).delete()
+        raise
     return analysis
 
 
-def analysis_enqueue(*, analysis: Analysis) -> None:
+def analysis_publish(analysis_id: int) -> None:
+    """Sends the message that runs the analysis (the reconciler sends it again if lost)."""
     # Imported here: scheduling.tasks imports this module to call the services.
     from scheduling.tasks import analysis_run_task
 
+    publish(analysis_run_task, analysis_id)
+
+
+def analysis_enqueue(*, analysis: Analysis) -> None:
+    """Sends the task now, or once the surrounding transaction commits.
+
+    Outside a transaction a broker failure raises BrokerUnavailable to the caller.
+    Inside one it can only be logged: the committed row stays queued and the
+    reconciler sends the message when the broker is back.
+    """
     analysis_id = analysis.pk
-    transaction.on_commit(lambda: analysis_run_task.delay(analysis_id))
+    if not transaction.get_connection().in_atomic_block:
+        analysis_publish(analysis_id)
+        return
+
+    def send() -> None:
+        try:
+            analysis_publish(analysis_id)
+        except BrokerUnavailable:
+            logger.warning("analysis %s stays queued for the reconciler", analysis_id)
+
+    transaction.on_commit(send)
 
 
 def snapshot_load(*, snapshot: Snapshot) -> tuple[Cluster, bool]:
@@ -250,22 +287,46 @@ def snapshot_load(*, snapshot: Snapshot) -> tuple[Cluster, bool]:
     return cluster, cached
 
 
-def analysis_run(*, analysis_id: int) -> Analysis:
-    """Runs the analysis and stores its result. Idempotent.
+def analysis_claim(*, analysis_id: int, task_id: str) -> tuple[Analysis, bool]:
+    """Locks the row and takes its lease; (the analysis, whether this task should run it).
 
-    A finished analysis is left as it is; a queued one runs; a running one runs
-    again (its worker died mid-run and the broker handed the task back).
+    Finished analyses are left as they are, and so are running ones whose lease
+    another live task holds (a duplicate message). A queued one is taken, and so
+    is a running one whose lease expired or whose message this is (the broker
+    handed back the message of a worker that died).
     """
     with transaction.atomic():
         analysis = (
             Analysis.objects.select_for_update().select_related("snapshot").get(pk=analysis_id)
         )
         if analysis.status in (AnalysisStatus.DONE, AnalysisStatus.FAILED):
-            return analysis
+            return analysis, False
+        if analysis.status == AnalysisStatus.RUNNING and analysis.lease_taken_by_other(task_id):
+            return analysis, False
         analysis.status = AnalysisStatus.RUNNING
         analysis.started_at = timezone.now()
         analysis.attempts += 1
-        analysis.save(update_fields=["status", "started_at", "attempts"])
+        fields = analysis.lease_take(task_id)
+        analysis.save(update_fields=["status", "started_at", "attempts", *fields])
+    return analysis, True
+
+
+def analysis_run(*, analysis_id: int, task_id: str = "") -> Analysis:
+    """Runs the analysis and stores its result. Idempotent.
+
+    A finished analysis is left as it is, and so is one another live task holds;
+    a queued one runs; a running one whose worker died runs again. While it runs
+    a heartbeat keeps its lease, so the reconciler leaves it alone.
+    """
+    task_id = task_id or f"direct-{uuid.uuid4().hex}"
+    analysis, claimed = analysis_claim(analysis_id=analysis_id, task_id=task_id)
+    if not claimed:
+        return analysis
+    with lease_heartbeat(Analysis, analysis.pk, task_id):
+        return _analysis_compute(analysis)
+
+
+def _analysis_compute(analysis: Analysis) -> Analysis:
     t0 = time.perf_counter()
     cluster, cached = snapshot_load(snapshot=analysis.snapshot)
     t1 = time.perf_counter()
@@ -283,6 +344,7 @@ def analysis_run(*, analysis_id: int) -> Analysis:
         load_seconds=0.0 if cached else round(t1 - t0, 4),
         engine_seconds=round(t2 - t1, 4),
         engine_version=ENGINE_VERSION,
+        **lease_release_fields(),
     )
     analysis.refresh_from_db()
     return analysis
@@ -295,18 +357,25 @@ def analysis_fail(*, analysis_id: int, error: str) -> Analysis:
         error=error[:4000],
         finished_at=timezone.now(),
         engine_version=ENGINE_VERSION,
+        **lease_release_fields(),
     )
     return Analysis.objects.get(pk=analysis_id)
 
 
 def analysis_retry(*, analysis: Analysis) -> Analysis:
-    """Queues a failed analysis again (after a fix to the engine or a lost worker)."""
+    """Queues a failed analysis again (after a fix to the engine or a lost worker).
+
+    The row is queued first: if the broker is down (BrokerUnavailable), the
+    reconciler sends its message once the broker is back.
+    """
     Analysis.objects.filter(pk=analysis.pk).update(
         status=AnalysisStatus.QUEUED,
         error="",
         started_at=None,
         finished_at=None,
         created=timezone.now(),
+        enqueued_at=timezone.now(),
+        **lease_release_fields(),
     )
     analysis.refresh_from_db()
     analysis_enqueue(analysis=analysis)

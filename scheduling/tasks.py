@@ -1,8 +1,12 @@
 """Celery tasks: take an id, load the row, call the service.
 
-acks_late and reject_on_worker_lost are set globally: a worker that dies
-mid-run leaves the message unacknowledged, the broker hands it to a worker
-again, and analysis_run (idempotent) simply runs the analysis again.
+The database row is the truth; a message only wakes a worker up. acks_late
+and reject_on_worker_lost are set globally: a pool process that dies mid-run
+leaves its message unacknowledged, the broker hands the same message back at
+once, and the task (same id) takes the row over. A whole worker that dies
+stops renewing its lease, and the reconciler (config/reconciler.py) sends a new
+message once the lease has expired. A task that loses the database retries
+with backoff instead of being acknowledged as done.
 """
 
 from __future__ import annotations
@@ -13,7 +17,9 @@ from typing import Any
 from celery import Task, shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 
+from config.faults import DATABASE_FAULTS, database_retry, is_database_fault
 from scheduling import services
+from scheduling.constants import AnalysisStatus
 from scheduling.models import Analysis
 
 log = logging.getLogger(__name__)
@@ -32,20 +38,44 @@ def failure_message(exc: BaseException) -> str:
 
 
 class AnalysisRunTask(Task[Any, Any]):
-    """Records any unexpected failure on the analysis, so its page stops waiting."""
+    """Records any unexpected failure on the analysis, so its page stops waiting.
+
+    A database that stayed down through every retry is not recorded (it cannot
+    be): the lease then lapses and the reconciler queues the analysis again.
+    """
 
     def on_failure(
         self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
     ) -> None:
-        analysis_id = args[0] if args else kwargs.get("analysis_id")
-        if analysis_id is None or not Analysis.objects.filter(pk=analysis_id).exists():
+        if is_database_fault(exc):
+            log.warning(
+                "analysis task %s gave up on the database; the reconciler takes over", task_id
+            )
             return
-        services.analysis_fail(analysis_id=analysis_id, error=failure_message(exc))
+        analysis_id = args[0] if args else kwargs.get("analysis_id")
+        try:
+            if analysis_id is None or not Analysis.objects.filter(pk=analysis_id).exists():
+                return
+            services.analysis_fail(analysis_id=analysis_id, error=failure_message(exc))
+        except DATABASE_FAULTS:
+            log.warning("could not record the failure of analysis %s", analysis_id)
 
 
-@shared_task(base=AnalysisRunTask, name="scheduling.analysis_run")
-def analysis_run_task(analysis_id: int) -> str:
-    if not Analysis.objects.filter(pk=analysis_id).exists():
-        log.info("analysis %s was deleted before it ran", analysis_id)
-        return "gone"
-    return str(services.analysis_run(analysis_id=analysis_id).status)
+@shared_task(
+    base=AnalysisRunTask,
+    bind=True,
+    name="scheduling.analysis_run",
+    max_retries=None,  # bounded below by PREEMPTLAB_DATABASE_RETRIES
+)
+def analysis_run_task(self: Task[Any, Any], analysis_id: int) -> str:
+    task_id = str(self.request.id or "")
+    try:
+        if not Analysis.objects.filter(pk=analysis_id).exists():
+            log.info("analysis %s was deleted before it ran", analysis_id)
+            return "gone"
+        analysis = services.analysis_run(analysis_id=analysis_id, task_id=task_id)
+    except DATABASE_FAULTS as exc:
+        raise database_retry(self, exc) from exc
+    if analysis.status == AnalysisStatus.RUNNING and analysis.lease_task_id != task_id[:64]:
+        return "busy"  # another live task holds it: this message was a duplicate
+    return str(analysis.status)

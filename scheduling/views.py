@@ -10,7 +10,6 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
@@ -24,11 +23,14 @@ from django_htmx.middleware import HtmxDetails
 from clusters.models import Pod as PodRow
 from clusters.models import Snapshot
 from clusters.selectors import pod_manifest, snapshot_get
+from config.faults import BrokerUnavailable
 from scheduling import presenters, selectors, services
 from scheduling.constants import (
     CANDIDATES_PER_PAGE,
     REJECTED_GROUP_NODES_PER_PAGE,
+    STALE_QUEUED_SECONDS,
     AnalysisSource,
+    AnalysisStatus,
 )
 from scheduling.engine import CandidateRecord, Explanation
 from scheduling.forms import CloneForm, ManifestForm, PodForm
@@ -128,26 +130,18 @@ def analysis_list(request: HttpRequest, snapshot_id: int) -> HttpResponse:
 
 
 def _is_stale(analysis: Analysis) -> bool:
-    """Queued or running for longer than a worker may take: its worker is gone."""
+    """Queued with no worker taking it, or running on a worker that stopped renewing its lease.
+
+    Either way nothing is lost: the reconciler of the next worker up queues it
+    again (config/reconciler.py). The page says so, and offers to queue it now.
+    """
     if not analysis.is_active:
         return False
-    since = analysis.started_at or analysis.created
-    limit = getattr(settings, "CELERY_TASK_TIME_LIMIT", 900) + 60
-    return since < timezone.now() - timedelta(seconds=limit)
-
-
-def _redelivery_minutes() -> int | None:
-    """After how long the broker hands a killed worker's task to a worker again.
-
-    Redis keeps an unacknowledged task aside until its visibility timeout has
-    passed since it was delivered, then any running worker restores it to its
-    queue. The embedded filesystem broker never hands it back (None).
-    """
-    if not str(getattr(settings, "CELERY_BROKER_URL", "")).startswith(("redis", "rediss")):
-        return None
-    options = getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {}) or {}
-    seconds = int(options.get("visibility_timeout", 3600))
-    return max(1, round(seconds / 60))
+    now = timezone.now()
+    if analysis.status == AnalysisStatus.RUNNING:
+        return analysis.lease_expires_at is not None and analysis.lease_expires_at < now
+    since = analysis.enqueued_at or analysis.created
+    return since < now - timedelta(seconds=STALE_QUEUED_SECONDS)
 
 
 def _result_context(
@@ -159,7 +153,6 @@ def _result_context(
         "page_url": page_url,
         "shared": shared,
         "stale": stale,
-        "redelivery_minutes": _redelivery_minutes() if stale else None,
     }
     ex = analysis.explained if analysis.is_done else None
     if ex is not None:
@@ -271,8 +264,16 @@ def analysis_rejected_nodes(request: HtmxHttpRequest, analysis_id: int, group: i
 def analysis_retry(request: HttpRequest, analysis_id: int) -> HttpResponse:
     analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
     if analysis.is_failed or _is_stale(analysis):
-        services.analysis_retry(analysis=analysis)
-        messages.info(request, "The analysis was queued again.")
+        try:
+            services.analysis_retry(analysis=analysis)
+        except BrokerUnavailable:
+            messages.warning(
+                request,
+                "The analysis is queued again, but the task queue (Redis) is unavailable: "
+                "it runs as soon as the queue is back.",
+            )
+        else:
+            messages.info(request, "The analysis was queued again.")
     return HttpResponseRedirect(analysis.get_absolute_url())
 
 

@@ -97,7 +97,7 @@ WorkerFactory = Callable[..., subprocess.Popen[str]]
 def celery_worker_factory(transactional_db: Any, settings: Any) -> Iterator[WorkerFactory]:
     """Starts real `celery worker` processes on Redis, reading and writing the test database.
 
-    ``start(pool="solo", concurrency=1)`` returns the worker's main process once it
+    ``start(pool="solo", concurrency=1, env={...})`` returns the worker's main process once it
     has answered a real task. Each worker listens on a queue of its own, so
     concurrent test runs sharing one Redis never take each other's tasks; the
     app sends this test's tasks to the last worker started. Every worker is
@@ -111,10 +111,14 @@ def celery_worker_factory(transactional_db: Any, settings: Any) -> Iterator[Work
     started: list[tuple[subprocess.Popen[str], Any]] = []
     previous = (app.conf.broker_url, app.conf.result_backend, app.conf.task_default_queue)
 
-    def start(*, pool: str = "solo", concurrency: int = 1) -> subprocess.Popen[str]:
+    def start(
+        *, pool: str = "solo", concurrency: int = 1, env: dict[str, str] | None = None
+    ) -> subprocess.Popen[str]:
         queue = f"test-{uuid.uuid4().hex[:12]}"
+        extra_env = env or {}
         env = {
             **os.environ,
+            **extra_env,
             "DATABASE_URL": _database_url_for_subprocess(),
             "REDIS_URL": redis_url,
             "CELERY_QUEUE": queue,

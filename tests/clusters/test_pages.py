@@ -64,13 +64,14 @@ def test_the_pods_page_filters_and_paginates(owner_client: Any, demo: Any) -> No
     assert '<option value="kube-system" selected>' in body
 
 
-def test_the_pods_table_is_a_fragment_for_htmx(owner_client: Any, demo: Any) -> None:
+def test_the_pods_panel_is_a_fragment_for_htmx(owner_client: Any, demo: Any) -> None:
     url = f"/snapshots/{demo.pk}/pods/"
     response = owner_client.get(
-        url, {"phase": "Running"}, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="pods-table"
+        url, {"phase": "Running"}, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="pods-panel"
     )
     body = response.content.decode()
-    assert body.lstrip().startswith('<div id="pods-table">')
+    assert body.lstrip().startswith("{#") is False
+    assert '<div id="pods-panel">' in body and 'id="pods-filter"' in body
     assert "<html" not in body
 
 

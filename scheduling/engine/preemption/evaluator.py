@@ -27,7 +27,7 @@ from .candidate import (
     pick_one_node_for_preemption,
     rank_candidates,
 )
-from .defaultpreemption import DefaultPreemption, calculate_num_candidates
+from .defaultpreemption import DefaultPreemption, Victims, calculate_num_candidates
 from .interface import Interface
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "PREEMPTION_NOT_HELPFUL",
     "Candidate",
     "Criterion",
+    "DryRunCache",
     "Evaluator",
     "PreemptionResult",
     "calculate_num_candidates",
@@ -64,12 +65,29 @@ class PreemptionResult:
     would_sample: int = 0
 
 
+# Dry runs already done for this pod's template, by node (a simulation's replicas):
+# consulted only on the resources-only path, where a node's answer is its own.
+DryRunCache = dict[str, tuple[Victims | None, Status]]
+
+
 class Evaluator:
     """preemption.Evaluator without the API calls, the extenders and async preemption."""
 
-    def __init__(self, fw: Framework, policy: Interface | None = None) -> None:
+    def __init__(
+        self,
+        fw: Framework,
+        policy: Interface | None = None,
+        *,
+        dry_runs: DryRunCache | None = None,
+    ) -> None:
         self.fw = fw
         self.policy: Interface = policy if policy is not None else DefaultPreemption(fw)
+        self.dry_runs = dry_runs
+
+    def resources_only(self, state: CycleState) -> bool:
+        """Whether the default policy selects victims on integers for this cycle."""
+        policy = self.policy
+        return isinstance(policy, DefaultPreemption) and policy.resources_only(state)
 
     @classmethod
     def for_cluster(cls, cluster: Cluster, config: EngineConfig | None = None) -> Evaluator:
@@ -98,8 +116,14 @@ class Evaluator:
         get_offset_and_num_candidates gives; the engine looks at all of them)."""
         candidates: list[Candidate] = []
         statuses: dict[str, Status] = {}
+        cache = self.dry_runs if self.dry_runs is not None and self.resources_only(state) else None
         for ni in potential_nodes:
-            victims, status = self.policy.select_victims_on_node(state, pod, ni)
+            hit = cache.get(ni.name) if cache is not None else None
+            if hit is None:
+                hit = self.policy.select_victims_on_node(state, pod, ni)
+                if cache is not None:
+                    cache[ni.name] = hit
+            victims, status = hit
             if status.is_success() and victims is not None and victims.pods:
                 candidates.append(Candidate(ni.name, victims))
                 continue
@@ -122,7 +146,7 @@ class Evaluator:
             return PreemptionResult(False, reason, message=reason)
         res = PreemptionResult(True, None)
         policy = self.policy
-        res.fast_path = isinstance(policy, DefaultPreemption) and policy.resources_only(state)
+        res.fast_path = self.resources_only(state)
         candidates, res.node_statuses, potential = self.find_candidates(state, pod, diagnosis)
         res.potential_nodes = sorted(ni.name for ni in potential)
         res.would_sample = policy.get_offset_and_num_candidates(len(potential))[1]
@@ -138,6 +162,12 @@ class Evaluator:
         return res
 
 
-def preempt(fw: Framework, state: CycleState, pod: Pod, diagnosis: Diagnosis) -> PreemptionResult:
+def preempt(
+    fw: Framework,
+    state: CycleState,
+    pod: Pod,
+    diagnosis: Diagnosis,
+    dry_runs: DryRunCache | None = None,
+) -> PreemptionResult:
     """Preempt with the default policy."""
-    return Evaluator(fw).preempt(state, pod, diagnosis)
+    return Evaluator(fw, dry_runs=dry_runs).preempt(state, pod, diagnosis)

@@ -35,7 +35,7 @@ def backwards(apps: Any, schema_editor: Any) -> None:
 
 
 class Migration(migrations.Migration):
-    dependencies = [("scheduling", "0001_initial")]
+    dependencies = [("scheduling", "0002_i10_lease")]
 
     operations = [
         migrations.AddField(
