@@ -22,6 +22,7 @@ from clusters import selectors, services
 from clusters.charts import node_bars
 from clusters.forms import SnapshotUploadForm
 from clusters.ingest.scrub import scrub_report_lines
+from clusters.kept_uploads import KeptFile, uploads_forget, uploads_keep, uploads_take
 from clusters.models import Snapshot
 from clusters.paging import paginate, query_without_page
 from clusters.pod_browse import POD_SORTS, PodQuery, node_is_exact, pods_filter
@@ -47,41 +48,56 @@ def snapshot_list(request: HttpRequest) -> TemplateResponse:
 
 @require_http_methods(["GET", "POST"])
 def snapshot_upload(request: HttpRequest) -> HttpResponse:
-    status = 200
-    if request.method == "POST":
-        length = int(request.META.get("CONTENT_LENGTH") or 0)
-        if length > services.max_upload_bytes():
-            message = services.upload_too_large_message(length)
-            return _upload_page(request, SnapshotUploadForm(), status=413, error=message)
-        form = SnapshotUploadForm(request.POST, request.FILES)
-        if form.is_valid():
-            files = [
-                services.UploadedFile(name=f.name, data=f.read())
-                for f in form.cleaned_data["files"]
-            ]
-            paste = form.cleaned_data.get("paste") or ""
-            if paste.strip():
-                files.append(services.UploadedFile(name="pasted", data=paste.encode()))
-            try:
-                snapshot = services.snapshot_create(
-                    owner=request.user, name=form.cleaned_data.get("name") or "", files=files
-                )
-            except services.SnapshotRejected as err:
-                form.add_error(None, err.message)
-                status = err.status
-            else:
-                return redirect(snapshot)
+    if request.method != "POST":
+        return _upload_page(request, SnapshotUploadForm(), status=200)
+    length = int(request.META.get("CONTENT_LENGTH") or 0)
+    if length > services.max_upload_bytes():
+        message = services.upload_too_large_message(length)
+        return _upload_page(request, SnapshotUploadForm(), status=413, error=message)
+    refs = request.POST.getlist("kept")
+    kept = uploads_take(user=request.user, refs=refs)
+    form = SnapshotUploadForm(request.POST, request.FILES, has_kept=bool(kept))
+    # Every file chosen this time, even when the form refuses the try, so none is lost.
+    chosen = [
+        services.UploadedFile(name=f.name or "upload", data=f.read())
+        for f in request.FILES.getlist("files")
+    ]
+    status = 400
+    if form.is_valid():
+        files = kept + [f for f in chosen if len(f.data)]
+        paste = form.cleaned_data.get("paste") or ""
+        if paste.strip():
+            files.append(services.UploadedFile(name="pasted", data=paste.encode()))
+        try:
+            snapshot = services.snapshot_create(
+                owner=request.user, name=form.cleaned_data.get("name") or "", files=files
+            )
+        except services.SnapshotRejected as err:
+            form.add_error(None, err.message)
+            status = err.status
         else:
-            status = 400
-    else:
-        form = SnapshotUploadForm()
-    return _upload_page(request, form, status=status)
+            uploads_forget(user=request.user, refs=refs)
+            return redirect(snapshot)
+    # Refused: keep the files (those kept before and those just chosen) for the next try.
+    uploads_forget(user=request.user, refs=refs)
+    still_kept = uploads_keep(user=request.user, files=kept + chosen)
+    return _upload_page(request, form, status=status, kept=still_kept)
 
 
 def _upload_page(
-    request: HttpRequest, form: SnapshotUploadForm, *, status: int, error: str = ""
+    request: HttpRequest,
+    form: SnapshotUploadForm,
+    *,
+    status: int,
+    error: str = "",
+    kept: list[KeptFile] | None = None,
 ) -> TemplateResponse:
-    context = {"form": form, "error": error, "max_upload_bytes": services.max_upload_bytes()}
+    context = {
+        "form": form,
+        "error": error,
+        "kept": kept or [],
+        "max_upload_bytes": services.max_upload_bytes(),
+    }
     return TemplateResponse(request, "clusters/snapshot_upload.html", context, status=status)
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from clusters import models, services
-from tests.clusters.builders import dump, small_cluster
+from tests.clusters.builders import dump, make_node, small_cluster
 
 
 def test_the_list_shows_status_and_counts(owner_client: Any, snapshot: Any) -> None:
@@ -36,14 +36,15 @@ def test_the_overview_shows_admission_warnings(owner_client: Any, owner: Any) ->
                 "apiVersion": "scheduling.k8s.io/v1",
                 "metadata": {"name": "too-high"},
                 "value": 1_500_000_000,
-            }
+            },
+            make_node(),
         ]
     )
     s = services.snapshot_create(
         owner=owner, name="w", files=[services.UploadedFile(name="pc.json", data=data)]
     )
     body = owner_client.get(f"/snapshots/{s.pk}/").content.decode()
-    assert "no globalDefault PriorityClass" in body
+    assert "no globalDefault PriorityClass" not in body  # no pod needs one
     assert "too-high has value 1500000000, above the user maximum" in body
 
 
