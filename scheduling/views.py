@@ -32,6 +32,7 @@ from scheduling.constants import (
     AnalysisSource,
     AnalysisStatus,
 )
+from scheduling.engine import CandidateRecord, Explanation
 from scheduling.forms import CloneForm, ManifestForm, PodForm
 from scheduling.models import Analysis
 
@@ -192,39 +193,43 @@ def _result_context(
         "page_url": page_url,
         "shared": shared,
         "stale": stale,
-        "criteria": presenters.criteria_help(),
-        "criterion_columns": presenters.CRITERION_COLUMNS,
     }
-    result = analysis.result
-    if analysis.is_done and result:
-        candidates = result.get("candidates") or []
-        cpage = presenters.paginate(
-            candidates, page=request.GET.get("cpage"), per_page=CANDIDATES_PER_PAGE
-        )
-        groups = presenters.rejected_groups(result)
-        reason, message = presenters.event_message(result)
-        ctx |= {
-            "result": result,
-            "sentence": presenters.outcome_sentence(result),
-            "event_reason": reason,
-            "event_message": message,
-            "candidate_page": cpage,
-            "candidate_rows": presenters.candidate_rows(
-                list(cpage.object_list), start=cpage.start_index() - 1 if candidates else 0
-            ),
-            "groups": groups,
-            "group_preview": REJECTED_GROUP_NODES_PER_PAGE,
-            "rejected_count": sum(g.count for g in groups),
-            "notes": presenters.sampling_notes(analysis.details),
-            "warnings": (analysis.details or {}).get("warnings") or [],
-            "node_view": analysis.node_view,
-            "svg": presenters.capacity_svg(analysis.node_view, outcome=result.get("outcome", "")),
-            "victim_rows": [
-                {**v, "requests_text": presenters.format_requests(v.get("requests"))}
-                for v in (analysis.node_view or {}).get("victims") or []
-            ],
-        }
+    ex = analysis.explained if analysis.is_done else None
+    if ex is not None:
+        ctx |= result_context(ex, cpage=request.GET.get("cpage"))
     return ctx
+
+
+def result_context(ex: Explanation, *, cpage: str | None = None) -> dict[str, Any]:
+    """What the result templates show of an explanation (the page, the shared page, and
+    the tests that compare it with the CLI text)."""
+    candidates = ex.candidates
+    page = presenters.paginate(candidates, page=cpage, per_page=CANDIDATES_PER_PAGE)
+    groups = presenters.rejected_groups(ex)
+    reason, message = presenters.event_message(ex)
+    return {
+        "ex": ex,
+        "sentence": presenters.outcome_sentence(ex),
+        "why": presenters.why_sentence(ex),
+        "notices": presenters.input_notices(ex),
+        "event_reason": reason,
+        "event_message": message,
+        "score_table": presenters.score_table(ex),
+        "criteria": presenters.CRITERIA_EXPLAINED,
+        "criterion_columns": presenters.CRITERION_COLUMNS,
+        "candidate_page": page,
+        "candidate_rows": presenters.candidate_rows(
+            [c for c in page.object_list if isinstance(c, CandidateRecord)],
+            start=page.start_index() - 1 if candidates else 0,
+        ),
+        "groups": groups,
+        "group_preview": REJECTED_GROUP_NODES_PER_PAGE,
+        "rejected_count": sum(g.count for g in groups),
+        "notes": presenters.sampling_notes(ex),
+        "warnings": ex.warnings,
+        "svg": presenters.capacity_svg(ex.chosen_node, ex.victim_details, outcome=ex.outcome),
+        "victim_rows": presenters.victim_rows(ex),
+    }
 
 
 def _render_result(
@@ -265,9 +270,10 @@ def analysis_detail(request: HtmxHttpRequest, analysis_id: int) -> HttpResponse:
 def _rejected_nodes(
     request: HtmxHttpRequest, analysis: Analysis, group_index: int, *, page_url: str, shared: bool
 ) -> HttpResponse:
-    if not analysis.is_done or not analysis.result:
+    ex = analysis.explained if analysis.is_done else None
+    if ex is None:
         raise Http404("The analysis has no result yet.")
-    groups = presenters.rejected_groups(analysis.result)
+    groups = presenters.rejected_groups(ex)
     if not 0 <= group_index < len(groups):
         raise Http404("No such group of nodes.")
     group = groups[group_index]

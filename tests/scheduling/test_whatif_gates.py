@@ -63,7 +63,7 @@ def test_a_tripped_gate_fails_the_job_with_a_one_line_reason(
     assert run.returncode == GATE_FAILED
     assert says in run.stderr
     assert len(run.stderr.strip().splitlines()) == 1
-    assert "would preempt" in run.stdout or "preempts on node-5" in run.stdout
+    assert "Preempts 1 pod on node-5." in run.stdout
 
 
 @pytest.mark.parametrize(
