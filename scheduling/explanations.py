@@ -31,6 +31,7 @@ from scheduling.engine import (
     cannot_help,
     requested_after,
 )
+from scheduling.engine.plugins.registry import DEFAULT_PROFILE
 
 LEGACY_SCHEMA_VERSION = 1
 
@@ -100,9 +101,10 @@ def explanation_from_legacy(
     by_node = details.get("scores") or {}
     if by_node:
         totals = details.get("totals") or {}
-        plugins: list[str] = []
-        for per in by_node.values():
-            plugins.extend(p for p in per if p not in plugins)
+        # A JSON column keeps no key order: the plugins go in the profile's order.
+        names = {p for per in by_node.values() for p in per}
+        order = {name: i for i, name in enumerate(DEFAULT_PROFILE)}
+        plugins = sorted(names, key=lambda p: (order.get(p, len(order)), p))
         rows = [
             NodeScores(node=n, plugins=_ints(per), total=int(totals.get(n, sum(per.values()))))
             for n, per in by_node.items()
