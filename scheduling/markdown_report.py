@@ -7,9 +7,8 @@ tripped, if any.
 
 from __future__ import annotations
 
-from collections import defaultdict
-
-from scheduling.engine import Result
+from scheduling import presenters
+from scheduling.engine import Outcome, Result
 from scheduling.gates import chosen_victims
 
 
@@ -53,45 +52,36 @@ def render_markdown(result: Result, *, snapshot: str, gate_failures: list[str]) 
             ["Pod", "Priority", "Class"],
             [[f"`{p.key}`", p.priority, p.priority_class_name or "—"] for p in victims],
         )
-    if result.candidates:
+    ex = result.explanation
+    if ex.candidates:
+        # The words and the counts of the page and the text report (scheduling.presenters).
         lines += ["", "<details><summary>Candidate nodes, best first</summary>", ""]
         lines += _table(
-            [
-                "Node",
-                "PDB violations",
-                "Highest victim",
-                "Priority sum",
-                "Victims",
-                "Eliminated by",
-            ],
+            ["Node", *(c.label for c in presenters.CRITERION_COLUMNS), "Verdict"],
             [
                 [
-                    f"`{c.node}`",
-                    c.victims.num_pdb_violations,
-                    c.highest_priority,
-                    c.priority_sum,
-                    len(c.victims.pods),
-                    c.eliminated_by or "chosen",
+                    f"`{row.node}`",
+                    *("—" if cell.value is None else cell.value for cell in row.cells),
+                    "chosen"
+                    if row.winner
+                    else f"out at {row.eliminated_by.label if row.eliminated_by else ''}",
                 ]
-                for c in result.candidates
+                for row in presenters.candidate_rows(ex.candidates)
             ],
         )
         lines += ["", "</details>"]
-    if result.rejected_nodes:
-        groups: dict[str, list[str]] = defaultdict(list)
-        for r in result.rejected_nodes:
-            groups[", ".join(r.status.reasons) or "-"].append(r.node)
+    groups = presenters.rejected_groups(ex)
+    if groups:
+        count = sum(g.count for g in groups)
+        other = f" other than `{ex.node}`" if ex.outcome == Outcome.PREEMPTS else ""
         lines += [
             "",
-            f"<details><summary>{len(result.rejected_nodes)} nodes rejected</summary>",
+            f"<details><summary>{presenters.plural(count, 'node')}{other} failed a filter"
+            "</summary>",
             "",
         ]
         lines += _table(
-            ["Nodes", "Reason"],
-            [
-                [len(nodes), reason]
-                for reason, nodes in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
-            ],
+            ["Nodes", "Reason", "Preemption"], [[g.count, g.label, g.verdict] for g in groups]
         )
         lines += ["", "</details>"]
     if result.message:
