@@ -63,20 +63,60 @@ def _submit(
     return HttpResponseRedirect(analysis.get_absolute_url())
 
 
+def _example_class(snapshot: Snapshot) -> str:
+    """The class an example pod carries: a class no pod runs with yet (one being
+    planned, as the demo's cat-3), the highest first; else the highest a user made."""
+    classes = snapshot.priority_classes.exclude(name__startswith="system-").order_by(
+        "-value", "name"
+    )
+    unused = classes.filter(pod_count=0).values_list("name", flat=True).first()
+    return unused or classes.values_list("name", flat=True).first() or ""
+
+
+def _example(snapshot: Snapshot) -> dict[str, str]:
+    """A pod to start from, as the short form's initial values and as a manifest."""
+    klass = _example_class(snapshot)
+    manifest = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: example\n  namespace: default\n"
+        "spec:\n"
+        + (f"  priorityClassName: {klass}\n" if klass else "")
+        + "  containers:\n  - name: main\n    image: registry.k8s.io/pause:3.10\n"
+        '    resources:\n      requests:\n        cpu: "1"\n        memory: 2Gi\n'
+    )
+    return {
+        "manifest": manifest,
+        "name": "example",
+        "namespace": "default",
+        "priority_class": klass,
+        "cpu": "1",
+        "memory": "2Gi",
+    }
+
+
+NEW_ANALYSIS_MODES = ("manifest", "form")
+
+
 @require_http_methods(["GET", "POST"])
 def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
+    """One form with a tab per way to describe the pod; the chosen tab is the ``mode``
+    radio. Each tab keeps what was typed into it when another is chosen or submitted."""
     snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
     mode = request.POST.get("mode") or request.GET.get("mode") or "manifest"
-    manifest_form = ManifestForm(snapshot=snapshot)
-    pod_form = PodForm(snapshot=snapshot)
+    if mode not in NEW_ANALYSIS_MODES:
+        mode = "manifest"
+    initial = _example(snapshot) if request.GET.get("example") else {}
     if request.method == "POST":
+        # The tab not submitted shows what it holds again, without being checked.
+        initial = request.POST.dict()
+    manifest_form = ManifestForm(initial=initial, snapshot=snapshot)
+    pod_form = PodForm(initial=initial, snapshot=snapshot)
+    if request.method == "POST":
+        form: ManifestForm | PodForm
         if mode == "form":
-            pod_form = PodForm(request.POST, snapshot=snapshot)
-            form: ManifestForm | PodForm = pod_form
+            form = pod_form = PodForm(request.POST, snapshot=snapshot)
             source = AnalysisSource.FORM
         else:
-            manifest_form = ManifestForm(request.POST, request.FILES, snapshot=snapshot)
-            form = manifest_form
+            form = manifest_form = ManifestForm(request.POST, request.FILES, snapshot=snapshot)
             source = AnalysisSource.MANIFEST
         submitted = _submit(form, snapshot=snapshot, source=source)
         if submitted is not None:
@@ -86,7 +126,7 @@ def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
         "scheduling/analysis_new.html",
         {
             "snapshot": snapshot,
-            "mode": mode if mode in ("manifest", "form") else "manifest",
+            "mode": mode,
             "manifest_form": manifest_form,
             "pod_form": pod_form,
             "recent": selectors.analysis_list(user=request.user, snapshot=snapshot)[:10],

@@ -129,12 +129,13 @@ class Command(BaseCommand):
             result = analyze(cluster, pods[0])
         except InvalidInput as e:
             raise CommandError(str(e), returncode=gates.BAD_INPUT) from None
-        failed = gates.failures(chosen, result)
+        failed = gates.failures(chosen, result.explanation)
         if options["format"] == "json":
             self.stdout.write(json.dumps(result.to_dict(), indent=2))
         elif options["format"] == "markdown":
             self.stdout.write(
-                render_markdown(result, snapshot=snapshot_name, gate_failures=failed), ending=""
+                render_markdown(result.explanation, snapshot=snapshot_name, gate_failures=failed),
+                ending="",
             )
         else:
             self.stdout.write(render_text(result.explanation))
