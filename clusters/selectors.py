@@ -133,3 +133,14 @@ def snapshot_find(*, ref: str) -> models.Snapshot:
             f"Snapshot {found.pk} {found.name!r} is {found.status}; only a ready snapshot can be asked."
         )
     return found
+
+
+def snapshot_demo_find(*, user: Any) -> models.Snapshot | None:
+    """The user's own ready demo snapshot, if they loaded it before (the newest)."""
+    from clusters.demo import DEMO_NAME
+
+    return (
+        models.Snapshot.objects.filter(owner=user, name=DEMO_NAME, status=SnapshotStatus.READY)
+        .order_by("-created", "-pk")
+        .first()
+    )

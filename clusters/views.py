@@ -103,6 +103,10 @@ def _upload_page(
 
 @require_POST
 def snapshot_demo(request: HttpRequest) -> HttpResponse:
+    snapshot = selectors.snapshot_demo_find(user=request.user)
+    if snapshot is not None:
+        messages.info(request, "You have the demo snapshot already: here it is.")
+        return redirect(snapshot)
     snapshot = services.snapshot_load_demo(owner=request.user)
     messages.success(request, "The demo snapshot is ready: ask what a cat-3 pod would preempt.")
     return redirect(snapshot)
