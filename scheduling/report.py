@@ -44,7 +44,7 @@ def render_text(ex: Explanation) -> str:
             [r.node + (" *" if r.top else ""), *(str(s) for s in r.scores), str(r.total)]
             for r in table.rows
         ]
-        lines += ["  " + row for row in _table(["node", *table.plugins, "Total"], rows)]
+        lines += ["  " + row for row in _table(["Node", *table.plugins, "Total"], rows)]
         if table.tie:
             lines.append(f"  * {table.tie}.")
         if table.more:
@@ -54,11 +54,15 @@ def render_text(ex: Explanation) -> str:
         lines += ["", f"Victims on {ex.node}:"]
         for row in presenters.victim_rows(ex):
             v = row.victim
-            pdbs = ", ".join(p.pdb for p in v.pdbs) or "no PodDisruptionBudget"
-            state = " (violated)" if v.violates_pdb else ""
+            if v.missing:
+                lines.append(f"  {v.key}  not found in the snapshot")
+                continue
+            budget = "violated" if v.violates_pdb else "allows it"
+            pdbs = ", ".join(f"{p.pdb} ({budget})" for p in v.pdbs) or "no PodDisruptionBudget"
+            klass = ", ".join(x for x in (v.priority_class, v.qos_class, v.owner) if x)
             lines.append(
-                f"  {v.key}  priority {v.priority}  {row.requests_text}  "
-                f"started {v.start_time or '-'}  {pdbs}{state}"
+                f"  {v.key}  priority {v.priority} ({klass})  {row.requests_text}  "
+                f"started {v.start_time or '-'}  {pdbs}"
             )
 
     if ex.candidates:
@@ -73,7 +77,7 @@ def render_text(ex: Explanation) -> str:
             ]
             for r in presenters.candidate_rows(ex.candidates)
         ]
-        header = ["node", *(c.label for c in presenters.CRITERION_COLUMNS), "verdict"]
+        header = ["Node", *(c.label for c in presenters.CRITERION_COLUMNS), "Verdict"]
         lines += ["  " + row for row in _table(header, rows, numeric_from=1)]
         if len(ex.tied_nodes) > 1:
             lines.append(f"  Still tied after every criterion: {', '.join(ex.tied_nodes)}.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
+from django.db.models.fields.json import KT, KeyTransform
 from django.http import Http404
 
 from clusters.models import Snapshot
@@ -17,6 +18,16 @@ def analysis_list(*, user: Any, snapshot: Snapshot | None = None) -> QuerySet[An
     if snapshot is not None:
         qs = qs.filter(snapshot=snapshot)
     return qs
+
+
+def analysis_rows(*, user: Any, snapshot: Snapshot | None = None) -> QuerySet[Analysis]:
+    """analysis_list for the pages' tables: each row also carries its node, class and
+    victims, read out of the stored explanation by the database (not loaded whole)."""
+    return analysis_list(user=user, snapshot=snapshot).annotate(
+        result_node=KT("explanation__node"),
+        result_class=KT("explanation__priority_class"),
+        result_victims=KeyTransform("victims", "explanation"),
+    )
 
 
 def analysis_get(*, user: Any, analysis_id: int | str) -> Analysis:

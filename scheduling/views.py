@@ -20,9 +20,11 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
+from clusters.demo import demo_cat3_pod
 from clusters.models import Pod as PodRow
 from clusters.models import Snapshot
-from clusters.selectors import pod_manifest, snapshot_get
+from clusters.selectors import pod_manifest, snapshot_demo_find, snapshot_get
+from clusters.services import snapshot_load_demo
 from config.faults import BrokerUnavailable
 from scheduling import presenters, selectors, services
 from scheduling.constants import (
@@ -129,10 +131,22 @@ def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
             "mode": mode,
             "manifest_form": manifest_form,
             "pod_form": pod_form,
-            "recent": selectors.analysis_list(user=request.user, snapshot=snapshot)[:10],
+            "recent": selectors.analysis_rows(user=request.user, snapshot=snapshot)[:10],
         },
         status=400 if request.method == "POST" else 200,
     )
+
+
+@require_POST
+def demo_whatif(request: HttpRequest) -> HttpResponse:
+    """The home page's one click to a first what-if: the demo's question (where would a
+    cat-3 pod go, whom would it preempt?) asked on the user's demo snapshot, loaded
+    first if they have none."""
+    snapshot = snapshot_demo_find(user=request.user) or snapshot_load_demo(owner=request.user)
+    analysis = services.analysis_create(
+        snapshot=snapshot, pod=demo_cat3_pod(), source=AnalysisSource.MANIFEST
+    )
+    return HttpResponseRedirect(analysis.get_absolute_url())
 
 
 @require_http_methods(["GET", "POST"])
@@ -143,7 +157,7 @@ def analysis_clone(request: HttpRequest, snapshot_id: int, pod_id: int) -> HttpR
     source_pod = pod_manifest(pod=row)
     if source_pod is None:
         raise Http404("The pod is not among the snapshot's objects.")
-    initial = {"priority_class": request.GET.get("class") or row.priority_class}
+    initial = {"priority_class": request.GET.get("class") or ""}
     form = CloneForm(request.POST or None, snapshot=snapshot, pod=source_pod, initial=initial)
     if request.method == "POST":
         submitted = _submit(form, snapshot=snapshot, source=AnalysisSource.CLONE)
@@ -157,9 +171,12 @@ def analysis_clone(request: HttpRequest, snapshot_id: int, pod_id: int) -> HttpR
     )
 
 
-def analysis_list(request: HttpRequest, snapshot_id: int) -> HttpResponse:
-    snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
-    analyses = selectors.analysis_list(user=request.user, snapshot=snapshot)
+def analysis_list(request: HttpRequest, snapshot_id: int | None = None) -> HttpResponse:
+    """The analyses of one snapshot, or (no snapshot) every analysis of the user."""
+    snapshot = (
+        None if snapshot_id is None else snapshot_get(user=request.user, snapshot_id=snapshot_id)
+    )
+    analyses = selectors.analysis_rows(user=request.user, snapshot=snapshot)
     page = Paginator(analyses, 50).get_page(request.GET.get("page"))
     return TemplateResponse(
         request, "scheduling/analysis_list.html", {"snapshot": snapshot, "page": page}

@@ -38,7 +38,7 @@ def test_it_prints_a_readable_report(files: tuple[Path, Path]) -> None:
     text = out.getvalue()
     assert text.startswith("default/pending-prio10 (priority 10): Preempts 1 pod on node-1.\n")
     assert "It evicts default/pod-prio2 (no PodDisruptionBudget covers them)" in text
-    assert "\n  default/pod-prio2  priority 2  " in text
+    assert "\n  default/pod-prio2  priority 2 (" in text
     assert "Event FailedScheduling: 0/1 nodes are available: 1 Insufficient cpu." in text
 
 
