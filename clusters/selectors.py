@@ -144,3 +144,14 @@ def snapshot_demo_find(*, user: Any) -> models.Snapshot | None:
         .order_by("-created", "-pk")
         .first()
     )
+
+
+def snapshot_dependents(*, snapshot: models.Snapshot) -> dict[str, int]:
+    """What deleting the snapshot takes with it: its analyses and their active share links."""
+    from django.db.models import Count, Q
+
+    counts = snapshot.analyses.aggregate(
+        analyses=Count("pk", distinct=True),
+        share_links=Count("share_links", filter=Q(share_links__revoked_at__isnull=True)),
+    )
+    return {"analyses": counts["analyses"] or 0, "share_links": counts["share_links"] or 0}

@@ -117,6 +117,8 @@ def _overview_context(snapshot: Snapshot) -> dict[str, Any]:
     if snapshot.is_ready:
         context["priority_classes"] = list(selectors.snapshot_priority_classes(snapshot=snapshot))
         context["scrubbed_lines"] = scrub_report_lines(snapshot.scrubbed)
+    if not snapshot.is_ingesting:
+        context["dependents"] = selectors.snapshot_dependents(snapshot=snapshot)
     return context
 
 
@@ -149,7 +151,8 @@ def snapshot_delete(request: HttpRequest, pk: int) -> HttpResponse:
             response["HX-Redirect"] = url
             return response
         return HttpResponseRedirect(url)
-    return TemplateResponse(request, "clusters/snapshot_delete.html", {"snapshot": snapshot})
+    context = {"snapshot": snapshot, "dependents": selectors.snapshot_dependents(snapshot=snapshot)}
+    return TemplateResponse(request, "clusters/snapshot_delete.html", context)
 
 
 @require_GET

@@ -284,14 +284,23 @@ class PodForm(forms.Form):
 
 
 class CloneForm(forms.Form):
-    priority_class = forms.ChoiceField(label="With priority class")
+    priority_class = forms.ChoiceField(
+        label="With priority class",
+        error_messages={"required": "Choose the class to try the pod with."},
+    )
 
     def __init__(self, *args: Any, snapshot: Snapshot, pod: dict[str, Any], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.snapshot = snapshot
         self.source_pod = pod
         priority_class = cast(forms.ChoiceField, self.fields["priority_class"])
-        priority_class.choices = _class_choices(snapshot)[1:]
+        # Nothing chosen at first: the question is "another class", so the pod's own
+        # class is marked, not pre-selected.
+        current = (pod.get("spec") or {}).get("priorityClassName")
+        priority_class.choices = [("", "Choose a class…")] + [
+            (name, f"{label} · its class now" if name == current else label)
+            for name, label in _class_choices(snapshot)[1:]
+        ]
         self.pod: dict[str, Any] | None = None
 
     def clean(self) -> dict[str, Any]:

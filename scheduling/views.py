@@ -157,7 +157,7 @@ def analysis_clone(request: HttpRequest, snapshot_id: int, pod_id: int) -> HttpR
     source_pod = pod_manifest(pod=row)
     if source_pod is None:
         raise Http404("The pod is not among the snapshot's objects.")
-    initial = {"priority_class": request.GET.get("class") or row.priority_class}
+    initial = {"priority_class": request.GET.get("class") or ""}
     form = CloneForm(request.POST or None, snapshot=snapshot, pod=source_pod, initial=initial)
     if request.method == "POST":
         submitted = _submit(form, snapshot=snapshot, source=AnalysisSource.CLONE)

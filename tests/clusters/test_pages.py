@@ -25,7 +25,7 @@ def test_the_overview_prints_priorityclasses_like_kubectl(owner_client: Any, dem
         and "PreemptLowerPriority" in cat1
     )
     # kubectl's AGE: the classes were created 2025-01-06, long enough ago to print days.
-    assert "d</td>" in cat1
+    assert "d</time></td>" in cat1
 
 
 def test_the_overview_shows_admission_warnings(owner_client: Any, owner: Any) -> None:
