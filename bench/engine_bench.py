@@ -3,14 +3,13 @@ over every node, peak memory. Run: .venv/bin/python -m bench.engine_bench [--lar
 
 from __future__ import annotations
 
-import argparse
 import gc
 import resource
 import time
 
 import orjson
 
-from bench.generate_cluster import generate
+from bench.generate_cluster import generate, run_sized
 from scheduling.engine import analyze, load_cluster
 
 
@@ -68,39 +67,37 @@ def run(nodes: int, pods: int, pdbs: int) -> None:
     t1 = time.perf_counter()
     result = analyze(cluster, _preemptor())
     t2 = time.perf_counter()
+    explanation = result.explanation
+    stored = explanation.to_json()
+    t2x = time.perf_counter()
     result2 = analyze(cluster, _preemptor())
     t3 = time.perf_counter()
-    pre = result.details()["preemption"] or {}
+    pre = explanation.preemption
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
         f"{nodes} nodes / {pods} pods / {pdbs} PDBs: load_cluster {t1 - t0:.2f}s, analyze {t2 - t1:.3f}s "
-        f"(again {t3 - t2:.3f}s), outcome {result.outcome} on {result.node}, {len(result.candidates)} candidates, "
-        f"{len(pre.get('potential_nodes', []))} potential nodes (real scheduler would dry-run "
-        f"{pre.get('real_scheduler_would_sample')}), fast path {pre.get('resources_only_fast_path')}, "
+        f"(again {t3 - t2x:.3f}s), explanation + JSON {t2x - t2:.3f}s "
+        f"({len(orjson.dumps(stored)) / 1024:.0f} KiB), "
+        f"outcome {result.outcome} on {result.node}, {len(result.candidates)} candidates, "
+        f"{pre.potential_nodes if pre else 0} potential nodes (real scheduler would dry-run "
+        f"{pre.real_scheduler_would_sample if pre else 0}), fast path "
+        f"{pre.resources_only_fast_path if pre else None}, "
         f"peak RSS {peak:.0f} MiB (includes the parsed JSON)"
     )
     assert result2.to_dict() == result.to_dict()
     t4 = time.perf_counter()
     constrained = analyze(cluster, _constrained_preemptor())
     t5 = time.perf_counter()
-    cpre = constrained.details()["preemption"] or {}
+    cpre = constrained.explanation.preemption
     print(
         f"  with spread + anti-affinity: analyze {t5 - t4:.3f}s, outcome {constrained.outcome} on "
         f"{constrained.node}, {len(constrained.candidates)} candidates, "
-        f"fast path {cpre.get('resources_only_fast_path')}"
+        f"fast path {cpre.resources_only_fast_path if cpre else None}"
     )
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument(
-        "--large", action="store_true", help="also 5,000 nodes / 150,000 pods / 2,000 PDBs"
-    )
-    args = ap.parse_args()
-    if args.large:
-        run(5000, 150_000, 2000)
-    else:
-        run(500, 15_000, 200)
+    run_sized(run)
 
 
 if __name__ == "__main__":

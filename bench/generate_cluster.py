@@ -11,6 +11,7 @@ import argparse
 import json
 import random
 import sys
+from collections.abc import Callable
 from typing import Any
 
 CLASSES = [
@@ -304,6 +305,17 @@ def generate(
             }
         )
     return {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
+
+
+SMALL = (500, 15_000, 200)
+LARGE = (5000, 150_000, 2000)
+
+
+def run_sized(run: Callable[[int, int, int], None]) -> None:
+    """A benchmark's command line: 500 nodes, or with --large 5,000 (nodes, pods, PDBs)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--large", action="store_true", help="5,000 nodes / 150,000 pods / 2,000 PDBs")
+    run(*(LARGE if ap.parse_args().large else SMALL))
 
 
 def main() -> None:

@@ -30,6 +30,10 @@ class SnapshotUploadForm(forms.Form):
     # The metaclass moves declared fields into base_fields, so self.files stays the uploads.
     files = MultipleFileField(  # type: ignore[assignment]
         required=False,
+        error_messages={
+            "empty": "The chosen file is empty. Choose the file kubectl wrote "
+            "(kubectl get nodes,pods,pdb,priorityclasses -A -o json > snapshot.json).",
+        },
         help_text="kubectl get nodes,pods,pdb,priorityclasses -A -o json (or -o yaml); "
         "several files merge into one snapshot.",
     )
@@ -39,8 +43,16 @@ class SnapshotUploadForm(forms.Form):
         label="Or paste YAML or JSON",
     )
 
+    def __init__(self, *args: Any, has_kept: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Files kept from a refused try count as chosen (clusters.kept_uploads).
+        self.has_kept = has_kept
+
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        if not data.get("files") and not (data.get("paste") or "").strip():
+        # A file the field refused (empty) has its own message: one is enough.
+        if "files" in self.errors:
+            return data
+        if not data.get("files") and not self.has_kept and not (data.get("paste") or "").strip():
             raise forms.ValidationError("Choose at least one file, or paste YAML or JSON.")
         return data

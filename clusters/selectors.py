@@ -133,3 +133,25 @@ def snapshot_find(*, ref: str) -> models.Snapshot:
             f"Snapshot {found.pk} {found.name!r} is {found.status}; only a ready snapshot can be asked."
         )
     return found
+
+
+def snapshot_demo_find(*, user: Any) -> models.Snapshot | None:
+    """The user's own ready demo snapshot, if they loaded it before (the newest)."""
+    from clusters.demo import DEMO_NAME
+
+    return (
+        models.Snapshot.objects.filter(owner=user, name=DEMO_NAME, status=SnapshotStatus.READY)
+        .order_by("-created", "-pk")
+        .first()
+    )
+
+
+def snapshot_dependents(*, snapshot: models.Snapshot) -> dict[str, int]:
+    """What deleting the snapshot takes with it: its analyses and their active share links."""
+    from django.db.models import Count, Q
+
+    counts = snapshot.analyses.aggregate(
+        analyses=Count("pk", distinct=True),
+        share_links=Count("share_links", filter=Q(share_links__revoked_at__isnull=True)),
+    )
+    return {"analyses": counts["analyses"] or 0, "share_links": counts["share_links"] or 0}

@@ -416,6 +416,17 @@ def _compress_all(raws: list[bytes]) -> list[bytes]:
     return out
 
 
+def _no_cluster_message(skipped: Counter[str]) -> str:
+    """Why an upload without a Node or a Pod is refused, and what to upload instead."""
+    found = ", ".join(f"{n:,} {kind}" for kind, n in skipped.most_common(5))
+    what = f"it holds {found}" if found else "it holds no object the scheduler reads"
+    return (
+        f"Not a snapshot of a cluster: no Node and no Pod in the upload ({what}). Upload what "
+        "kubectl get nodes,pods,pdb,priorityclasses -A -o json prints. To ask where a "
+        "Deployment's pods would go, open a snapshot and use “What if…” with the pod template."
+    )
+
+
 def _namespaced_name(obj: dict[str, Any]) -> tuple[str, str]:
     """An object's (namespace, name) as the engine keys it; load_cluster refuses a missing name."""
     meta: dict[str, Any] = obj.get("metadata") or {}
@@ -445,6 +456,8 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
         raise _relocate(err, parts, origins) from None
     for kind, n in cluster.skipped.items():
         skipped[kind] += n
+    if not cluster.nodes and not cluster.pods:
+        raise InvalidInput(_no_cluster_message(skipped))
     pdb_status = {
         _namespaced_name(obj): obj.get("status") or {}
         for obj in objects

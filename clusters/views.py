@@ -22,10 +22,10 @@ from clusters import selectors, services
 from clusters.charts import node_bars
 from clusters.forms import SnapshotUploadForm
 from clusters.ingest.scrub import scrub_report_lines
+from clusters.kept_uploads import KeptFile, uploads_forget, uploads_keep, uploads_take
 from clusters.models import Snapshot
 from clusters.paging import paginate, query_without_page
-
-POD_FILTERS = ("namespace", "node", "priority_class", "phase")
+from clusters.pod_browse import POD_SORTS, PodQuery, node_is_exact, pods_filter
 
 
 def _is_target(request: HttpRequest, target: str) -> bool:
@@ -48,46 +48,65 @@ def snapshot_list(request: HttpRequest) -> TemplateResponse:
 
 @require_http_methods(["GET", "POST"])
 def snapshot_upload(request: HttpRequest) -> HttpResponse:
-    status = 200
-    if request.method == "POST":
-        length = int(request.META.get("CONTENT_LENGTH") or 0)
-        if length > services.max_upload_bytes():
-            message = services.upload_too_large_message(length)
-            return _upload_page(request, SnapshotUploadForm(), status=413, error=message)
-        form = SnapshotUploadForm(request.POST, request.FILES)
-        if form.is_valid():
-            files = [
-                services.UploadedFile(name=f.name, data=f.read())
-                for f in form.cleaned_data["files"]
-            ]
-            paste = form.cleaned_data.get("paste") or ""
-            if paste.strip():
-                files.append(services.UploadedFile(name="pasted", data=paste.encode()))
-            try:
-                snapshot = services.snapshot_create(
-                    owner=request.user, name=form.cleaned_data.get("name") or "", files=files
-                )
-            except services.SnapshotRejected as err:
-                form.add_error(None, err.message)
-                status = err.status
-            else:
-                return redirect(snapshot)
+    if request.method != "POST":
+        return _upload_page(request, SnapshotUploadForm(), status=200)
+    length = int(request.META.get("CONTENT_LENGTH") or 0)
+    if length > services.max_upload_bytes():
+        message = services.upload_too_large_message(length)
+        return _upload_page(request, SnapshotUploadForm(), status=413, error=message)
+    refs = request.POST.getlist("kept")
+    kept = uploads_take(user=request.user, refs=refs)
+    form = SnapshotUploadForm(request.POST, request.FILES, has_kept=bool(kept))
+    # Every file chosen this time, even when the form refuses the try, so none is lost.
+    chosen = [
+        services.UploadedFile(name=f.name or "upload", data=f.read())
+        for f in request.FILES.getlist("files")
+    ]
+    status = 400
+    if form.is_valid():
+        files = kept + [f for f in chosen if len(f.data)]
+        paste = form.cleaned_data.get("paste") or ""
+        if paste.strip():
+            files.append(services.UploadedFile(name="pasted", data=paste.encode()))
+        try:
+            snapshot = services.snapshot_create(
+                owner=request.user, name=form.cleaned_data.get("name") or "", files=files
+            )
+        except services.SnapshotRejected as err:
+            form.add_error(None, err.message)
+            status = err.status
         else:
-            status = 400
-    else:
-        form = SnapshotUploadForm()
-    return _upload_page(request, form, status=status)
+            uploads_forget(user=request.user, refs=refs)
+            return redirect(snapshot)
+    # Refused: keep the files (those kept before and those just chosen) for the next try.
+    uploads_forget(user=request.user, refs=refs)
+    still_kept = uploads_keep(user=request.user, files=kept + chosen)
+    return _upload_page(request, form, status=status, kept=still_kept)
 
 
 def _upload_page(
-    request: HttpRequest, form: SnapshotUploadForm, *, status: int, error: str = ""
+    request: HttpRequest,
+    form: SnapshotUploadForm,
+    *,
+    status: int,
+    error: str = "",
+    kept: list[KeptFile] | None = None,
 ) -> TemplateResponse:
-    context = {"form": form, "error": error, "max_upload_bytes": services.max_upload_bytes()}
+    context = {
+        "form": form,
+        "error": error,
+        "kept": kept or [],
+        "max_upload_bytes": services.max_upload_bytes(),
+    }
     return TemplateResponse(request, "clusters/snapshot_upload.html", context, status=status)
 
 
 @require_POST
 def snapshot_demo(request: HttpRequest) -> HttpResponse:
+    snapshot = selectors.snapshot_demo_find(user=request.user)
+    if snapshot is not None:
+        messages.info(request, "You have the demo snapshot already: here it is.")
+        return redirect(snapshot)
     snapshot = services.snapshot_load_demo(owner=request.user)
     messages.success(request, "The demo snapshot is ready: ask what a cat-3 pod would preempt.")
     return redirect(snapshot)
@@ -98,6 +117,8 @@ def _overview_context(snapshot: Snapshot) -> dict[str, Any]:
     if snapshot.is_ready:
         context["priority_classes"] = list(selectors.snapshot_priority_classes(snapshot=snapshot))
         context["scrubbed_lines"] = scrub_report_lines(snapshot.scrubbed)
+    if not snapshot.is_ingesting:
+        context["dependents"] = selectors.snapshot_dependents(snapshot=snapshot)
     return context
 
 
@@ -130,7 +151,8 @@ def snapshot_delete(request: HttpRequest, pk: int) -> HttpResponse:
             response["HX-Redirect"] = url
             return response
         return HttpResponseRedirect(url)
-    return TemplateResponse(request, "clusters/snapshot_delete.html", {"snapshot": snapshot})
+    context = {"snapshot": snapshot, "dependents": selectors.snapshot_dependents(snapshot=snapshot)}
+    return TemplateResponse(request, "clusters/snapshot_delete.html", context)
 
 
 @require_GET
@@ -151,8 +173,8 @@ def snapshot_nodes(request: HttpRequest, pk: int) -> TemplateResponse:
         "bands": snapshot.bands,
     }
     template = (
-        "clusters/_nodes_table.html"
-        if _is_target(request, "nodes-table")
+        "clusters/_nodes_panel.html"
+        if _is_target(request, "nodes-panel")
         else "clusters/snapshot_nodes.html"
     )
     return TemplateResponse(request, template, context)
@@ -161,32 +183,32 @@ def snapshot_nodes(request: HttpRequest, pk: int) -> TemplateResponse:
 @require_GET
 def snapshot_pods(request: HttpRequest, pk: int) -> TemplateResponse:
     snapshot = selectors.snapshot_get(user=request.user, snapshot_id=pk)
-    pods = selectors.snapshot_pods(snapshot=snapshot).defer("requests", "uid")
-    filters = {key: (request.GET.get(key) or "").strip() for key in POD_FILTERS}
-    if filters["namespace"]:
-        pods = pods.filter(namespace=filters["namespace"])
-    if filters["node"]:
-        pods = pods.filter(node_name=filters["node"])
-    if filters["priority_class"]:
-        pods = pods.filter(priority_class=filters["priority_class"])
-    if filters["phase"]:
-        pods = pods.filter(phase=filters["phase"])
-    filtered = any(filters.values())
-    page = paginate(request, pods, count=None if filtered else snapshot.pod_count)
+    query = PodQuery.from_get(request.GET)
+    node_exact = bool(query.node) and node_is_exact(snapshot=snapshot, node=query.node)
+    pods = pods_filter(
+        selectors.snapshot_pods(snapshot=snapshot).defer("requests", "uid"),
+        query,
+        node_exact=node_exact,
+    )
+    page = paginate(request, pods, count=None if query.filtered else snapshot.pod_count)
     context = {
         "snapshot": snapshot,
         "page": page,
-        "filters": filters,
-        "filtered": filtered,
+        "filters": query,
+        "node_exact": node_exact,
+        "sorts": [(value, label) for value, (label, _) in POD_SORTS.items()],
         "choices": selectors.snapshot_pod_filter_choices(snapshot=snapshot),
-        "query": query_without_page(request),
+        "query": query.params().urlencode(),
     }
-    template = (
-        "clusters/_pods_table.html"
-        if _is_target(request, "pods-table")
-        else "clusters/snapshot_pods.html"
-    )
-    return TemplateResponse(request, template, context)
+    if _is_target(request, "pods-panel"):
+        response = TemplateResponse(request, "clusters/_pods_panel.html", context)
+        # The address bar shows the query without empty fields, page included.
+        params = query.params()
+        if page.number > 1:
+            params["page"] = str(page.number)
+        response["HX-Push-Url"] = f"{request.path}?{params.urlencode()}" if params else request.path
+        return response
+    return TemplateResponse(request, "clusters/snapshot_pods.html", context)
 
 
 @require_GET

@@ -15,6 +15,7 @@ from django import forms
 from clusters.models import Snapshot
 from scheduling import services
 from scheduling.constants import MAX_MANIFEST_BYTES
+from scheduling.engine.quantity import QuantityError, parse_quantity
 
 GPU_RESOURCE = "nvidia.com/gpu"
 # Form field -> the resource it requests.
@@ -33,6 +34,40 @@ DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
 TOLERATION = re.compile(
     r"^(?P<key>[^=:\s]*)(=(?P<value>[^:\s]*))?(:(?P<effect>NoSchedule|PreferNoSchedule|NoExecute))?$"
 )
+
+
+# How to write each request, said once: the hint under its box and in its error.
+QUANTITY_HINTS = {
+    "cpu": "Write cores or millicores: 2, 0.5 or 500m.",
+    "memory": "Write a number and a unit: 512Mi or 4Gi (powers of 1024), 500M or 4G (powers of 1000).",
+    "ephemeral_storage": "Write a number and a unit: 10Gi or 500Mi.",
+    "gpu": "Write a whole number of GPUs: 1, 2, 4.",
+}
+QUANTITY_WHAT = {
+    "cpu": "an amount of CPU",
+    "memory": "an amount of memory",
+    "ephemeral_storage": "an amount of ephemeral storage",
+    "gpu": "a number of GPUs",
+}
+
+
+def _quantity(field: str, raw: str) -> str:
+    """A request box's text checked as Kubernetes reads quantities, the error in plain words."""
+    text = raw.strip()
+    if not text:
+        return ""
+    hint = QUANTITY_HINTS[field]
+    try:
+        amount = parse_quantity(text)
+    except QuantityError:
+        raise forms.ValidationError(
+            f"“{text}” is not {QUANTITY_WHAT[field]} Kubernetes can read. {hint}"
+        ) from None
+    if amount < 0:
+        raise forms.ValidationError(f"A request cannot be negative. {hint}")
+    if field == "gpu" and amount.denominator != 1:
+        raise forms.ValidationError(f"GPUs come whole: “{text}” is a fraction. {hint}")
+    return text
 
 
 def _class_choices(snapshot: Snapshot) -> list[tuple[str, str]]:
@@ -116,12 +151,22 @@ class PodForm(forms.Form):
     preemption_policy = forms.ChoiceField(
         choices=PREEMPTION_POLICIES, required=False, label="Preemption policy"
     )
-    cpu = forms.CharField(required=False, max_length=32, label="CPU", help_text="e.g. 500m or 2")
-    memory = forms.CharField(required=False, max_length=32, help_text="e.g. 512Mi or 4Gi")
-    ephemeral_storage = forms.CharField(
-        required=False, max_length=32, label="Ephemeral storage", help_text="e.g. 10Gi"
+    cpu = forms.CharField(
+        required=False, max_length=32, label="CPU", help_text=QUANTITY_HINTS["cpu"]
     )
-    gpu = forms.CharField(required=False, max_length=32, label="GPUs (nvidia.com/gpu)")
+    memory = forms.CharField(required=False, max_length=32, help_text=QUANTITY_HINTS["memory"])
+    ephemeral_storage = forms.CharField(
+        required=False,
+        max_length=32,
+        label="Ephemeral storage",
+        help_text=QUANTITY_HINTS["ephemeral_storage"],
+    )
+    gpu = forms.CharField(
+        required=False,
+        max_length=32,
+        label="GPUs (nvidia.com/gpu)",
+        help_text=QUANTITY_HINTS["gpu"],
+    )
     node_selector = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
@@ -141,11 +186,24 @@ class PodForm(forms.Form):
         priority_class.choices = _class_choices(snapshot)
         self.pod: dict[str, Any] | None = None
 
+    def clean_cpu(self) -> str:
+        return _quantity("cpu", self.cleaned_data["cpu"])
+
+    def clean_memory(self) -> str:
+        return _quantity("memory", self.cleaned_data["memory"])
+
+    def clean_ephemeral_storage(self) -> str:
+        return _quantity("ephemeral_storage", self.cleaned_data["ephemeral_storage"])
+
+    def clean_gpu(self) -> str:
+        return _quantity("gpu", self.cleaned_data["gpu"])
+
     def clean_name(self) -> str:
         name: str = self.cleaned_data["name"].strip()
         if not DNS_LABEL.match(name):
             raise forms.ValidationError(
-                "Lower-case letters, digits, '-' and '.', starting and ending with a letter or digit."
+                f"“{name}” cannot be a pod name: use lower-case letters, digits, '-' and '.', "
+                "starting and ending with a letter or digit (e.g. web-1)."
             )
         return name
 
@@ -153,7 +211,8 @@ class PodForm(forms.Form):
         ns: str = self.cleaned_data["namespace"].strip() or "default"
         if not DNS_LABEL.match(ns) or "." in ns:
             raise forms.ValidationError(
-                "Lower-case letters, digits and '-', starting and ending with a letter or digit."
+                f"“{ns}” cannot be a namespace: use lower-case letters, digits and '-', "
+                "starting and ending with a letter or digit (e.g. team-a)."
             )
         return ns
 
@@ -194,10 +253,13 @@ class PodForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         super().clean()
         data = self.cleaned_data
-        if self.errors:
-            return data
+        # Every mistake at once: this check runs beside the fields' own.
         if data.get("priority_class") and data.get("priority") is not None:
-            self.add_error("priority", "Choose a class or a raw priority, not both.")
+            self.add_error(
+                "priority",
+                "Choose a class or a raw priority, not both: empty this box to use the class.",
+            )
+        if self.errors:
             return data
         spec = services.PodSpecInput(
             name=data["name"],
@@ -222,14 +284,23 @@ class PodForm(forms.Form):
 
 
 class CloneForm(forms.Form):
-    priority_class = forms.ChoiceField(label="With priority class")
+    priority_class = forms.ChoiceField(
+        label="With priority class",
+        error_messages={"required": "Choose the class to try the pod with."},
+    )
 
     def __init__(self, *args: Any, snapshot: Snapshot, pod: dict[str, Any], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.snapshot = snapshot
         self.source_pod = pod
         priority_class = cast(forms.ChoiceField, self.fields["priority_class"])
-        priority_class.choices = _class_choices(snapshot)[1:]
+        # Nothing chosen at first: the question is "another class", so the pod's own
+        # class is marked, not pre-selected.
+        current = (pod.get("spec") or {}).get("priorityClassName")
+        priority_class.choices = [("", "Choose a class…")] + [
+            (name, f"{label} · its class now" if name == current else label)
+            for name, label in _class_choices(snapshot)[1:]
+        ]
         self.pod: dict[str, Any] | None = None
 
     def clean(self) -> dict[str, Any]:

@@ -1,16 +1,16 @@
 """`whatif --format markdown`: the answer as a pull-request comment.
 
-GitHub and GitLab render it: a headline, the victims as a table, the
-tie-break and the rejected nodes folded away in <details>, and the gates that
-tripped, if any.
+The same words and counts as the result page and the text report (the
+sentences, tie-break rows and node groups come from ``presenters`` over the
+Explanation), laid out for GitHub and GitLab: a headline, the victims as a
+table, the tie-break and the other nodes folded in <details>, and the gates
+that tripped, if any.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-
-from scheduling.engine import Result
-from scheduling.gates import chosen_victims
+from scheduling import presenters
+from scheduling.engine import Explanation, Outcome
 
 
 def _cell(text: object) -> str:
@@ -23,77 +23,62 @@ def _table(header: list[str], rows: list[list[object]]) -> list[str]:
     return lines
 
 
-def _headline(result: Result) -> str:
-    pod = f"`{result.pod}`"
-    if result.outcome == "fits":
-        return f"{pod} fits: kube-scheduler would bind it to `{result.node}`, preempting nothing."
-    if result.outcome == "preempts":
-        n = len(result.victims)
-        return f"{pod} would preempt {n} pod{'s' if n != 1 else ''} on `{result.node}`."
-    return f"{pod} would stay pending: no node fits, and preemption does not help."
+def _folded(summary: str, body: list[str]) -> list[str]:
+    return ["", f"<details><summary>{summary}</summary>", "", *body, "", "</details>"]
 
 
-def render_markdown(result: Result, *, snapshot: str, gate_failures: list[str]) -> str:
-    klass = f", class `{result.priority_class}`" if result.priority_class else ""
+def render_markdown(ex: Explanation, *, snapshot: str, gate_failures: list[str]) -> str:
+    klass = f", class `{ex.priority_class}`" if ex.priority_class else ""
     lines = [
-        f"### preemptlab what-if on {snapshot}",
+        f"### preemptlab: `{ex.pod}` on {snapshot}",
         "",
-        f"**{_headline(result)}**",
+        f"**{presenters.outcome_sentence(ex)}** {presenters.why_sentence(ex)}",
         "",
-        f"Priority {result.priority}{klass}, preemptionPolicy {result.preemption_policy}. "
-        f"PodDisruptionBudget violations: {result.pdb_violations if result.outcome == 'preempts' else 0}.",
+        f"Priority {ex.priority}{klass}, preemptionPolicy {ex.preemption_policy}.",
     ]
     if gate_failures:
         lines += ["", "**Gates that failed:**", ""]
         lines += [f"- :x: {reason}" for reason in gate_failures]
-    victims = chosen_victims(result)
-    if victims:
-        lines += ["", "#### Victims", ""]
+    if ex.outcome == Outcome.PREEMPTS:
+        lines += ["", f"#### Victims on `{ex.node}`", ""]
         lines += _table(
-            ["Pod", "Priority", "Class"],
-            [[f"`{p.key}`", p.priority, p.priority_class_name or "—"] for p in victims],
-        )
-    if result.candidates:
-        lines += ["", "<details><summary>Candidate nodes, best first</summary>", ""]
-        lines += _table(
-            [
-                "Node",
-                "PDB violations",
-                "Highest victim",
-                "Priority sum",
-                "Victims",
-                "Eliminated by",
-            ],
+            ["Pod", "Priority", "Class", "Requests", "PodDisruptionBudget"],
             [
                 [
-                    f"`{c.node}`",
-                    c.victims.num_pdb_violations,
-                    c.highest_priority,
-                    c.priority_sum,
-                    len(c.victims.pods),
-                    c.eliminated_by or "chosen",
+                    f"`{row.victim.key}`",
+                    row.victim.priority,
+                    row.victim.priority_class or "—",
+                    row.requests_text,
+                    (", ".join(p.pdb for p in row.victim.pdbs) or "none")
+                    + (" (violated)" if row.victim.violates_pdb else ""),
                 ]
-                for c in result.candidates
+                for row in presenters.victim_rows(ex)
             ],
         )
-        lines += ["", "</details>"]
-    if result.rejected_nodes:
-        groups: dict[str, list[str]] = defaultdict(list)
-        for r in result.rejected_nodes:
-            groups[", ".join(r.status.reasons) or "-"].append(r.node)
-        lines += [
-            "",
-            f"<details><summary>{len(result.rejected_nodes)} nodes rejected</summary>",
-            "",
-        ]
-        lines += _table(
-            ["Nodes", "Reason"],
+    if ex.candidates:
+        rows = presenters.candidate_rows(ex.candidates)
+        body = _table(
+            ["Node", *(c.label for c in presenters.CRITERION_COLUMNS), "Verdict"],
             [
-                [len(nodes), reason]
-                for reason, nodes in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+                [
+                    f"`{r.node}`",
+                    *("-" if c.value is None else c.value for c in r.cells),
+                    "chosen"
+                    if r.winner
+                    else f"out at {r.eliminated_by.label if r.eliminated_by else ''}",
+                ]
+                for r in rows
             ],
         )
-        lines += ["", "</details>"]
-    if result.message:
-        lines += ["", f"> {result.message}"]
+        lines += _folded(f"Tie-break: {presenters.plural(len(rows), 'candidate node')}", body)
+    groups = presenters.rejected_groups(ex)
+    if groups:
+        count = sum(g.count for g in groups)
+        body = _table(
+            ["Nodes", "Why", "Preemption"],
+            [[g.count, g.label, g.verdict] for g in groups],
+        )
+        lines += _folded(f"{presenters.plural(count, 'node')} failed a filter", body)
+    reason, message = presenters.event_message(ex)
+    lines += ["", f"> Event {reason}: {message}"]
     return "\n".join(lines) + "\n"

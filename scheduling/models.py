@@ -1,15 +1,15 @@
 """What-if analyses of a snapshot and the links that share them.
 
-An Analysis belongs to its snapshot's owner. It keeps the pod as submitted, the
-engine's result exactly as the contract gives it (``result``), the engine's
-extra explanation (``details``) and the facts the result page draws that the
-contract does not carry (``node_view``: the chosen node's capacity, the
-victims' classes, requests and PDBs), so a shared page needs nothing else.
+An Analysis belongs to its snapshot's owner. It keeps the pod as submitted and
+the engine's explanation (``explanation``: the contract, every node's status,
+the scores, the chosen node before and after, the victims' classes, requests and
+PDBs) in one column with its schema version, so a shared page needs nothing else.
 """
 
 from __future__ import annotations
 
 import secrets
+from functools import cached_property
 from typing import Any
 
 from django.db import models
@@ -18,6 +18,8 @@ from django.utils import timezone
 
 from config.leases import LeasedWork
 from scheduling.constants import ACTIVE_STATUSES, AnalysisSource, AnalysisStatus, Outcome
+from scheduling.engine import Explanation
+from scheduling.explanations import explanation_load
 
 
 class AnalysisQuerySet(models.QuerySet["Analysis"]):
@@ -30,7 +32,7 @@ class AnalysisQuerySet(models.QuerySet["Analysis"]):
 
     def without_payload(self) -> AnalysisQuerySet:
         """For lists: leave the large JSON columns in the database."""
-        return self.defer("pod", "result", "details", "node_view")
+        return self.defer("pod", "explanation")
 
 
 class Analysis(LeasedWork):
@@ -47,7 +49,7 @@ class Analysis(LeasedWork):
         max_length=16, choices=AnalysisStatus.choices, default=AnalysisStatus.QUEUED
     )
     error = models.TextField(blank=True, default="")
-    # Copied from result["outcome"] for lists and filters.
+    # Copied from the explanation's outcome for lists and filters.
     outcome = models.CharField(max_length=16, choices=Outcome.choices, blank=True, default="")
     created = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -58,9 +60,9 @@ class Analysis(LeasedWork):
     load_seconds = models.FloatField(null=True, blank=True)
     engine_seconds = models.FloatField(null=True, blank=True)
     engine_version = models.CharField(max_length=64, blank=True, default="")
-    result = models.JSONField(null=True, blank=True)
-    details = models.JSONField(null=True, blank=True)
-    node_view = models.JSONField(null=True, blank=True)
+    # Explanation.to_json() (schema_version 2), or the three columns of an analysis
+    # stored before it, moved here as they were (see scheduling.explanations).
+    explanation = models.JSONField(null=True, blank=True)
 
     objects = AnalysisQuerySet.as_manager()
 
@@ -78,6 +80,22 @@ class Analysis(LeasedWork):
 
     def get_absolute_url(self) -> str:
         return reverse("scheduling:analysis-detail", args=[self.pk])
+
+    @cached_property
+    def explained(self) -> Explanation | None:
+        """The typed explanation, whichever shape it was stored in; None until done."""
+        return explanation_load(self.explanation)
+
+    def refresh_from_db(self, *args: Any, **kwargs: Any) -> None:
+        # The typed explanation is read from the column: read it again with the column.
+        self.__dict__.pop("explained", None)
+        super().refresh_from_db(*args, **kwargs)
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        """The result contract of DESIGN.md (what the API and ``whatif --format json`` give)."""
+        ex = self.explained
+        return ex.to_contract() if ex is not None else None
 
     @property
     def is_active(self) -> bool:

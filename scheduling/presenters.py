@@ -1,84 +1,322 @@
-"""Turns a stored result (the contract) into what the result page shows.
+"""Turns the engine's Explanation into what the result page and the CLI text say.
 
-Pure functions of the stored JSON: the page, the shared page and the tests
-use them alike, and none of them reads the snapshot.
+Pure functions of the typed explanation: the page, the shared page, the CLI text
+report and the tests use them alike, and none of them reads the snapshot. Words
+for kube-scheduler's concepts come from the engine (criteria labels, reasons to
+which preemption cannot help); the sentences are made here, once.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from django.core.paginator import Page, Paginator
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from scheduling.constants import CRITERIA, SVG_MAX_LABELLED_VICTIMS
+from scheduling.constants import SVG_MAX_LABELLED_VICTIMS
+from scheduling.engine import (
+    CandidateRecord,
+    CannotHelp,
+    Criterion,
+    Explanation,
+    HostSelection,
+    InputEffect,
+    NodeResources,
+    Outcome,
+    VictimDetail,
+)
+from scheduling.engine.preemption.candidate import CRITERIA
+
+# How many names a sentence lists before "and N more".
+NAMES_IN_A_SENTENCE = 3
+# How many of the best-scored nodes the score table shows (every tied node is shown).
+SCORE_TABLE_NODES = 5
 
 
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n:,} {word if n == 1 else (plural or word + 's')}"
+def plural(n: int, word: str, plural_form: str | None = None) -> str:
+    return f"{n:,} {word if n == 1 else (plural_form or word + 's')}"
 
 
-# --- the outcome in one sentence ------------------------------------------------------
+def join_names(names: Sequence[str], *, conjunction: str = "and", limit: int | None = None) -> str:
+    """ "a, b and c"; with a limit, "a, b, c and 4 more"."""
+    names = list(names)
+    if limit is not None and len(names) > limit:
+        return f"{', '.join(names[:limit])} and {len(names) - limit:,} more"
+    if len(names) <= 1:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} {conjunction} {names[-1]}"
 
 
-def why_preemption_cannot_help(result: dict[str, Any]) -> str:
-    """The 'because ...' of an unschedulable outcome."""
-    if not result.get("eligible", True):
-        reason = (result.get("ineligible_reason") or "it is not eligible").rstrip(".")
-        if reason.startswith("not eligible"):
-            reason = "the pod is " + reason
-        return reason
-    rejected = result.get("rejected_nodes") or []
-    if not rejected:
-        return "the snapshot has no nodes to run it on"
-    hopeless = [r for r in rejected if not r.get("preemption_can_help")]
-    if len(hopeless) == len(rejected):
-        top = Counter(reason for r in hopeless for reason in r.get("reasons") or [])
-        common = "; ".join(reason for reason, _ in top.most_common(2))
-        return (
-            f"every node fails for a reason evicting pods cannot fix ({common})"
-            if common
-            else "every node fails for a reason evicting pods cannot fix"
-        )
+# --- the headline ------------------------------------------------------------------------------
+
+
+def is_score_tie(ex: Explanation) -> bool:
+    return ex.host_selection == HostSelection.SCORED and len(ex.tied_nodes) > 1
+
+
+def outcome_sentence(ex: Explanation) -> str:
+    """What kube-scheduler would do, in one line."""
+    if ex.outcome == Outcome.FITS:
+        if is_score_tie(ex):
+            return f"Fits on {join_names(ex.tied_nodes, conjunction='or')} (a tie kube-scheduler breaks at random)."
+        if ex.host_selection == HostSelection.NOMINATED_NODE:
+            return f"Fits on {ex.node}, its nominated node."
+        others = len(ex.feasible_nodes) - 1
+        tail = f" ({plural(others, 'other node')} would fit too)" if others > 0 else ""
+        return f"Fits on {ex.node}{tail}."
+    if ex.outcome == Outcome.PREEMPTS:
+        text = f"Preempts {plural(len(ex.victims), 'pod')} on {ex.node}"
+        if ex.pdb_violations:
+            text += f", violating {plural(ex.pdb_violations, 'PodDisruptionBudget')}"
+        return text + "."
+    return "Cannot be scheduled, and preemption cannot help."
+
+
+# --- why: one sentence under the headline ------------------------------------------------------
+
+
+def why_sentence(ex: Explanation) -> str:
+    if ex.outcome == Outcome.FITS:
+        return why_it_fits(ex)
+    if ex.outcome == Outcome.PREEMPTS:
+        return f"{victims_clause(ex)}; {winner_clause(ex)}"
+    return why_preemption_cannot_help(ex)
+
+
+def score_tie_sentence(ex: Explanation) -> str:
+    """ "node-3, node-4 or node-5: tied at 407, kube-scheduler picks one at random"."""
+    total = ex.scores.nodes[0].total if ex.scores and ex.scores.nodes else 0
     return (
-        "even with every lower-priority pod removed, no node where it could help "
-        "would have room for it"
+        f"{join_names(ex.tied_nodes, conjunction='or')}: tied at {total:,}, "
+        "kube-scheduler picks one at random"
     )
 
 
-def outcome_sentence(result: dict[str, Any]) -> str:
-    outcome = result.get("outcome")
-    node = result.get("node")
-    if outcome == "fits":
-        others = len(result.get("feasible_nodes") or []) - 1
-        tail = f" ({_plural(others, 'other node')} would fit too)" if others > 0 else ""
-        return f"Fits on {node}{tail}."
-    if outcome == "preempts":
-        victims = len(result.get("victims") or [])
-        text = f"Preempts {_plural(victims, 'pod')} on {node}"
-        pdb = int(result.get("pdb_violations") or 0)
-        if pdb:
-            text += f", violating {_plural(pdb, 'PodDisruptionBudget')}"
-        return text + "."
-    return f"Cannot be scheduled, and preemption would not help because {why_preemption_cannot_help(result)}."
+def why_it_fits(ex: Explanation) -> str:
+    if ex.host_selection == HostSelection.NOMINATED_NODE:
+        return (
+            f"Its status.nominatedNodeName {ex.node} passes every filter, so kube-scheduler "
+            "binds it there without scoring the other nodes."
+        )
+    if ex.host_selection == HostSelection.SINGLE_FEASIBLE_NODE:
+        return (
+            f"{ex.node} is the only node that passes every filter, so kube-scheduler takes it "
+            "without scoring."
+        )
+    if is_score_tie(ex):
+        return f"{score_tie_sentence(ex)}; this analysis shows {ex.node}, the first by name."
+    scores = ex.scores
+    if scores is None or len(scores.nodes) < 2:
+        return f"{ex.node} has the highest score."
+    best, second = scores.nodes[0], scores.nodes[1]
+    gaps = sorted(
+        ((best.plugins.get(p, 0) - second.plugins.get(p, 0), p) for p in scores.plugins),
+        reverse=True,
+    )
+    lead = f" ({gaps[0][1]} gives it {gaps[0][0]:,} more)" if gaps and gaps[0][0] > 0 else ""
+    return (
+        f"{best.node} has the highest score, {best.total:,} against {second.total:,} for "
+        f"{second.node}{lead}."
+    )
 
 
-def event_message(result: dict[str, Any]) -> tuple[str, str]:
+def victims_clause(ex: Explanation) -> str:
+    """Who goes, and what their PodDisruptionBudgets say."""
+    names = join_names(ex.victims, limit=NAMES_IN_A_SENTENCE)
+    details = ex.victim_details
+    covered = [v for v in details if v.pdbs]
+    violating = [v for v in details if v.violates_pdb]
+    if violating:
+        budgets = sorted({p.pdb for v in violating for p in v.pdbs})
+        state = (
+            f"evicting {join_names([v.key for v in violating], limit=NAMES_IN_A_SENTENCE)} "
+            f"breaks PodDisruptionBudget {join_names(budgets, limit=NAMES_IN_A_SENTENCE)}"
+        )
+    elif covered:
+        budgets = sorted({p.pdb for v in covered for p in v.pdbs})
+        state = (
+            f"their PodDisruptionBudget {join_names(budgets, limit=NAMES_IN_A_SENTENCE)} allows it"
+        )
+    elif details:
+        state = "no PodDisruptionBudget covers them"
+    elif ex.pdb_violations:
+        state = f"{plural(ex.pdb_violations, 'PodDisruptionBudget violation')}"
+    else:
+        state = "no PodDisruptionBudget is violated"
+    return f"It evicts {names} ({state})"
+
+
+def winner_clause(ex: Explanation) -> str:
+    """Which criterion made the nominated node beat the runner-up."""
+    if len(ex.candidates) <= 1:
+        return f"{ex.node} is the only node where preemption makes room."
+    if len(ex.tied_nodes) > 1:
+        return (
+            f"{join_names(ex.tied_nodes, conjunction='or', limit=NAMES_IN_A_SENTENCE)} are tied on "
+            "every criterion; kube-scheduler picks one at random."
+        )
+    runner_up = ex.runner_up
+    if runner_up is None or runner_up.eliminated_by is None:
+        return f"{ex.node} wins the tie-break."
+    crit = runner_up.eliminated_by
+    return f"{ex.node} beat {runner_up.node} on {crit.label}: {crit.win_reason}."
+
+
+def why_preemption_cannot_help(ex: Explanation) -> str:
+    if not ex.num_nodes:
+        return "The snapshot has no nodes to run it on."
+    if not ex.eligible:
+        never = any(r.cannot_help == CannotHelp.POLICY_NEVER for r in ex.rejected_nodes)
+        reason = (
+            "its preemptionPolicy is Never"
+            if never
+            else (ex.ineligible_reason or "it is not eligible").rstrip(".")
+        )
+        return (
+            f"kube-scheduler does not try to preempt for it: {reason}; "
+            f"{plural(len(ex.rejected_nodes), 'node')} fail a filter ({top_reasons(ex)})."
+        )
+    parts = [
+        f"{plural(g.count, 'node')}: {g.cannot_help.label}"
+        + (f" ({g.top_reasons})" if g.cannot_help != CannotHelp.NO_LOWER_PRIORITY_PODS else "")
+        for g in cannot_help_summary(ex)
+    ]
+    return "Preemption cannot help on any node. " + "; ".join(parts) + "."
+
+
+def top_reasons(ex: Explanation, limit: int = 2) -> str:
+    counts = Counter(reason for r in ex.rejected_nodes for reason in r.filter.reasons)
+    return "; ".join(reason for reason, _ in counts.most_common(limit))
+
+
+@dataclass
+class CannotHelpGroup:
+    cannot_help: CannotHelp
+    count: int
+    top_reasons: str
+
+
+def cannot_help_summary(ex: Explanation) -> list[CannotHelpGroup]:
+    """The nodes where preemption cannot help, by why not (largest group first)."""
+    nodes: dict[CannotHelp, list[str]] = {}
+    reasons: dict[CannotHelp, Counter[str]] = {}
+    for r in ex.other_rejected_nodes():
+        if r.cannot_help is None:
+            continue
+        nodes.setdefault(r.cannot_help, []).append(r.node)
+        shown = (
+            r.preemption.reasons
+            if r.cannot_help == CannotHelp.DOES_NOT_FIT and r.preemption
+            else r.filter.reasons
+        )
+        reasons.setdefault(r.cannot_help, Counter()).update(shown)
+    return [
+        CannotHelpGroup(
+            cannot_help=key,
+            count=len(names),
+            top_reasons="; ".join(reason for reason, _ in reasons[key].most_common(2)),
+        )
+        for key, names in sorted(nodes.items(), key=lambda kv: (-len(kv[1]), kv[0].value))
+    ]
+
+
+def event_message(ex: Explanation) -> tuple[str, str]:
     """(reason, message) of the event kube-scheduler would record for the pod."""
-    if result.get("outcome") == "fits":
-        return "Scheduled", f"Successfully assigned {result.get('pod')} to {result.get('node')}"
-    return "FailedScheduling", result.get("message") or ""
+    if ex.outcome == Outcome.FITS:
+        return "Scheduled", f"Successfully assigned {ex.pod} to {ex.node}"
+    return "FailedScheduling", ex.message
 
 
-# --- the tie-break table ------------------------------------------------------------------
+# --- notices ------------------------------------------------------------------------------------
+
+
+def input_notices(ex: Explanation) -> list[str]:
+    """One sentence for every field of the submitted pod the answer drops or depends on."""
+    out = []
+    for n in ex.input_notices:
+        verb = "was ignored" if n.effect == InputEffect.IGNORED else "was used"
+        out.append(f"{n.field} ({n.value}) {verb}: {n.why}.")
+    return out
+
+
+def sampling_notes(ex: Explanation) -> list[str]:
+    notes = []
+    pre = ex.preemption
+    if pre is not None and pre.sampled:
+        notes.append(
+            f"kube-scheduler would have dry-run preemption on only "
+            f"{pre.real_scheduler_would_sample:,} of the {pre.potential_nodes:,} nodes where it "
+            "could help, starting at a random node; this analysis evaluated all of them, so the "
+            "real scheduler may nominate a different (possibly worse) node."
+        )
+    filt = ex.filter_sampling
+    if filt is not None and filt.sampled:
+        notes.append(
+            f"kube-scheduler would have stopped filtering after finding {filt.nodes_to_find:,} "
+            f"feasible nodes of the {filt.nodes_evaluated:,} (percentageOfNodesToScore), starting "
+            f"where its previous cycle stopped; this analysis scored all "
+            f"{filt.feasible_nodes:,} feasible nodes, so the real scheduler may bind the pod to "
+            "another node."
+        )
+    return notes
+
+
+# --- the score table (a pod that fits) -------------------------------------------------------------
+
+
+@dataclass
+class ScoreRow:
+    node: str
+    scores: list[int]
+    total: int
+    top: bool
+    chosen: bool
+
+
+@dataclass
+class ScoreTable:
+    plugins: list[str]
+    rows: list[ScoreRow]
+    # Feasible nodes left out of the table.
+    more: int
+    tie: str
+
+
+def score_table(ex: Explanation, *, limit: int = SCORE_TABLE_NODES) -> ScoreTable | None:
+    scores = ex.scores
+    # Only a scored choice is explained by the scores (a nominated or single feasible
+    # node is taken without them).
+    if scores is None or ex.outcome != Outcome.FITS or ex.host_selection != HostSelection.SCORED:
+        return None
+    top = set(scores.top)
+    shown = max(limit, len(top))
+    rows = [
+        ScoreRow(
+            node=n.node,
+            scores=[n.plugins.get(p, 0) for p in scores.plugins],
+            total=n.total,
+            top=n.node in top,
+            chosen=n.node == ex.node,
+        )
+        for n in scores.nodes[:shown]
+    ]
+    return ScoreTable(
+        plugins=list(scores.plugins),
+        rows=rows,
+        more=max(len(scores.nodes) - shown, 0),
+        tie=score_tie_sentence(ex) if is_score_tie(ex) else "",
+    )
+
+
+# --- the tie-break table (preemption) ---------------------------------------------------------------
 
 
 @dataclass
 class Cell:
-    value: Any
+    value: int | str | None
     eliminator: bool = False
 
 
@@ -87,50 +325,66 @@ class CandidateRow:
     rank: int
     node: str
     winner: bool
-    eliminated_by: str | None
-    eliminated_label: str
+    eliminated_by: Criterion | None
     victims: list[str]
     cells: list[Cell] = field(default_factory=list)
 
 
-CRITERION_COLUMNS = [c for c in CRITERIA if c[2]]
-CRITERION_LABELS = {c[0]: c[1] for c in CRITERIA}
+def criterion_value(c: CandidateRecord, crit: Criterion) -> int | str | None:
+    """The candidate's figure for one criterion, as the table shows it."""
+    match crit:
+        case Criterion.PDB_VIOLATIONS:
+            return c.pdb_violations
+        case Criterion.HIGHEST_PRIORITY:
+            return c.highest_victim_priority
+        case Criterion.PRIORITY_SUM:
+            return c.priority_sum
+        case Criterion.VICTIM_COUNT:
+            return c.victim_count
+        case Criterion.START_TIME:
+            return c.highest_victims_earliest_start
+    return None
 
 
-def candidate_rows(candidates: list[dict[str, Any]], *, start: int = 0) -> list[CandidateRow]:
+# The table's columns: the engine's criteria, in its order.
+CRITERION_COLUMNS: list[Criterion] = [crit for crit, _ in CRITERIA]
+# The criteria the page explains: the columns, then the final random pick.
+CRITERIA_EXPLAINED: list[Criterion] = [*CRITERION_COLUMNS, Criterion.TIE]
+
+
+def candidate_rows(candidates: Sequence[CandidateRecord], *, start: int = 0) -> list[CandidateRow]:
     rows = []
     for i, cand in enumerate(candidates):
-        elim = cand.get("eliminated_by")
-        row = CandidateRow(
-            rank=start + i + 1,
-            node=cand.get("node", ""),
-            winner=elim is None,
-            eliminated_by=elim,
-            eliminated_label=CRITERION_LABELS.get(elim or "", elim or ""),
-            victims=list(cand.get("victims") or []),
+        elim = cand.eliminated_by
+        rows.append(
+            CandidateRow(
+                rank=start + i + 1,
+                node=cand.node,
+                winner=elim is None,
+                eliminated_by=elim,
+                victims=list(cand.victims),
+                cells=[
+                    Cell(criterion_value(cand, crit), eliminator=elim == crit)
+                    for crit in CRITERION_COLUMNS
+                ],
+            )
         )
-        for key, _label, attr, _text in CRITERION_COLUMNS:
-            row.cells.append(Cell(cand.get(attr), eliminator=(elim == key)))
-        rows.append(row)
     return rows
 
 
-def criteria_help() -> list[dict[str, str]]:
-    return [{"key": k, "label": label, "text": text} for k, label, _attr, text in CRITERIA]
-
-
-def paginate(items: list[Any], *, page: Any, per_page: int) -> Page[Any]:
+def paginate(items: Sequence[object], *, page: str | int | None, per_page: int) -> Page[object]:
     return Paginator(items, per_page).get_page(page)
 
 
-# --- other nodes, grouped by reason ----------------------------------------------------------
+# --- other nodes, grouped --------------------------------------------------------------------------
 
 
 @dataclass
 class RejectedGroup:
     index: int
     reasons: list[str]
-    preemption_can_help: bool
+    # None: preemption could make room there (a candidate that lost the tie-break).
+    cannot_help: CannotHelp | None
     nodes: list[str]
 
     @property
@@ -141,62 +395,42 @@ class RejectedGroup:
     def label(self) -> str:
         return "; ".join(self.reasons) or "no reason given"
 
+    @property
+    def verdict(self) -> str:
+        """What preemption could do there, in kube-scheduler's terms."""
+        if self.cannot_help is None:
+            return "preemption could make room: a candidate that lost the tie-break"
+        return self.cannot_help.label
 
-def rejected_groups(result: dict[str, Any]) -> list[RejectedGroup]:
-    """Nodes that failed a filter, grouped by identical reasons and whether preemption helps.
 
-    The chosen node is left out (it failed, but preemption made room there).
-    Largest groups first; the order is stable, so a group's index works in a URL.
+def rejected_groups(ex: Explanation) -> list[RejectedGroup]:
+    """The nodes that failed a filter (the nominated node left out: preemption made room
+    there), grouped by identical reasons and what preemption could do there.
+
+    Largest groups first; the order is stable, so a group's index works in a URL. The
+    page and the CLI text both count these groups.
     """
-    chosen = result.get("node") if result.get("outcome") == "preempts" else None
-    groups: dict[tuple[tuple[str, ...], bool], list[str]] = {}
-    for r in result.get("rejected_nodes") or []:
-        if r.get("node") == chosen:
-            continue
-        key = (tuple(r.get("reasons") or ()), bool(r.get("preemption_can_help")))
-        groups.setdefault(key, []).append(r.get("node", ""))
+    groups: dict[tuple[tuple[str, ...], str], list[str]] = {}
+    verdicts: dict[tuple[tuple[str, ...], str], CannotHelp | None] = {}
+    for r in ex.other_rejected_nodes():
+        key = (tuple(r.filter.reasons), r.cannot_help.value if r.cannot_help else "")
+        groups.setdefault(key, []).append(r.node)
+        verdicts[key] = r.cannot_help
     ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0][1], kv[0][0]))
     return [
-        RejectedGroup(index=i, reasons=list(k[0]), preemption_can_help=k[1], nodes=nodes)
+        RejectedGroup(index=i, reasons=list(k[0]), cannot_help=verdicts[k], nodes=nodes)
         for i, (k, nodes) in enumerate(ordered)
     ]
 
 
-# --- the sampling note ------------------------------------------------------------------------
-
-
-def sampling_notes(details: dict[str, Any] | None) -> list[str]:
-    notes = []
-    details = details or {}
-    pre = details.get("preemption") or {}
-    if pre.get("sampled"):
-        potential = len(pre.get("potential_nodes") or [])
-        notes.append(
-            f"kube-scheduler would have dry-run preemption on only "
-            f"{pre.get('real_scheduler_would_sample', 0):,} of the {potential:,} nodes where it "
-            "could help, starting at a random node; this analysis evaluated all of them, so the "
-            "real scheduler may nominate a different (possibly worse) node."
-        )
-    host = details.get("host_selection")
-    if isinstance(host, str) and host:
-        notes.append(host)
-    elif isinstance(host, dict) and host.get("sampled"):
-        notes.append(
-            "kube-scheduler would have stopped filtering after finding "
-            f"{host.get('nodes_to_find', '?')} feasible nodes (percentageOfNodesToScore); "
-            "this analysis scored every feasible node."
-        )
-    return notes
-
-
-# --- quantities ----------------------------------------------------------------------------------
+# --- quantities -------------------------------------------------------------------------------------
 
 _BINARY = (("Ti", 1024**4), ("Gi", 1024**3), ("Mi", 1024**2), ("Ki", 1024))
 BYTE_RESOURCES = {"memory", "ephemeral-storage"}
 
 
-def format_quantity(value: Any, resource: str) -> str:
-    if value is None or value == "":
+def format_quantity(value: int | None, resource: str) -> str:
+    if value is None:
         return "—"
     n = int(value)
     if resource == "cpu":
@@ -220,12 +454,22 @@ def format_requests(requests: dict[str, int] | None) -> str:
     return ", ".join(f"{k} {format_quantity(requests[k], k)}" for k in keys)
 
 
+@dataclass
+class VictimRow:
+    victim: VictimDetail
+    requests_text: str
+
+
+def victim_rows(ex: Explanation) -> list[VictimRow]:
+    return [VictimRow(v, format_requests(v.requests)) for v in ex.victim_details]
+
+
 # --- the before/after picture ----------------------------------------------------------------------
 
 
-def _svg_resources(view: dict[str, Any]) -> list[str]:
-    alloc = view.get("allocatable") or {}
-    pre = view.get("preemptor_requests") or {}
+def _svg_resources(view: NodeResources) -> list[str]:
+    alloc = view.allocatable
+    pre = view.pod_requests
     names = ["cpu", "memory"]
     for k in sorted(pre):
         if k not in names and alloc.get(k):
@@ -233,19 +477,21 @@ def _svg_resources(view: dict[str, Any]) -> list[str]:
     return [n for n in names if alloc.get(n) or pre.get(n)]
 
 
-def capacity_svg(view: dict[str, Any] | None, *, outcome: str) -> SafeString:
+def capacity_svg(
+    view: NodeResources | None, victims: Sequence[VictimDetail], *, outcome: Outcome
+) -> SafeString:
     """Two bars per resource (before, after) of the chosen node: other pods, victims, the pod.
 
     Before: the pods as they run, victims highlighted. After: victims gone,
     the pending pod placed. Drawn on the server; no script needed.
     """
-    if not view:
+    if view is None:
         return mark_safe("")
     resources = _svg_resources(view)
-    alloc = view.get("allocatable") or {}
-    requested = view.get("requested") or {}
-    pre = view.get("preemptor_requests") or {}
-    victims = [v for v in view.get("victims") or [] if not v.get("missing")]
+    alloc = view.allocatable
+    requested = view.requested_before
+    pre = view.pod_requests
+    victims = [v for v in victims if not v.missing]
     width, left, bar_w, bar_h, gap = 760, 150, 480, 22, 10
     row_h = 2 * bar_h + gap + 34
     height = 40 + row_h * len(resources) + 30
@@ -258,15 +504,13 @@ def capacity_svg(view: dict[str, Any] | None, *, outcome: str) -> SafeString:
         ),
         format_html(
             '<title id="capacity-title">Node {} before and after: requests against allocatable</title>',
-            view.get("node", ""),
+            view.node,
         ),
     ]
-    legend = [
-        ("seg-other", "other pods"),
-        ("seg-victim", "victims (evicted)"),
-        ("seg-pod", "the pending pod"),
-        ("seg-free", "free"),
-    ]
+    legend = [("seg-other", "other pods")]
+    if victims:
+        legend.append(("seg-victim", "victims (evicted)"))
+    legend += [("seg-pod", "the pending pod"), ("seg-free", "free")]
     x = left
     for cls, text in legend:
         parts.append(format_html('<rect class="{}" x="{}" y="8" width="12" height="12"/>', cls, x))
@@ -276,7 +520,7 @@ def capacity_svg(view: dict[str, Any] | None, *, outcome: str) -> SafeString:
     for res in resources:
         cap = int(alloc.get(res) or 0)
         used = int(requested.get(res) or 0)
-        victim_sum = sum(int((v.get("requests") or {}).get(res) or 0) for v in victims)
+        victim_sum = sum(int(v.requests.get(res) or 0) for v in victims)
         pod = int(pre.get(res) or 0)
         scale_max = max(cap, used, used - victim_sum + pod, 1)
 
@@ -316,13 +560,10 @@ def capacity_svg(view: dict[str, Any] | None, *, outcome: str) -> SafeString:
             cx = float(left)
             segs = list(segments)
             if label == "before":
-                labelled = victims[:SVG_MAX_LABELLED_VICTIMS]
-                for v in labelled:
-                    amt = int((v.get("requests") or {}).get(res) or 0)
-                    segs.append(("seg-victim", amt, v.get("key", "")))
+                for v in victims[:SVG_MAX_LABELLED_VICTIMS]:
+                    segs.append(("seg-victim", int(v.requests.get(res) or 0), v.key))
                 rest = sum(
-                    int((v.get("requests") or {}).get(res) or 0)
-                    for v in victims[SVG_MAX_LABELLED_VICTIMS:]
+                    int(v.requests.get(res) or 0) for v in victims[SVG_MAX_LABELLED_VICTIMS:]
                 )
                 if rest:
                     segs.append(
@@ -363,8 +604,8 @@ def capacity_svg(view: dict[str, Any] | None, *, outcome: str) -> SafeString:
                 )
             )
         y += row_h
-    if outcome == "preempts":
-        caption = f"{len(victims)} victim(s) evicted to make room"
+    if outcome == Outcome.PREEMPTS:
+        caption = f"{plural(len(victims), 'victim')} evicted to make room"
     else:
         caption = "the pod fits without evicting anything"
     parts.append(format_html('<text x="0" y="{}" class="caption">{}</text>', height - 8, caption))

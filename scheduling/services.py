@@ -23,8 +23,14 @@ from config.faults import BrokerUnavailable, publish
 from config.leases import lease_heartbeat, lease_release_fields
 from scheduling import cluster_cache
 from scheduling.constants import MAX_MANIFEST_BYTES, AnalysisSource, AnalysisStatus
-from scheduling.engine import ENGINE_VERSION, InvalidInput, analyze, load_cluster, read_documents
-from scheduling.engine import Pod as EnginePod
+from scheduling.engine import (
+    ENGINE_VERSION,
+    Cluster,
+    InvalidInput,
+    analyze,
+    load_cluster,
+    read_documents,
+)
 from scheduling.models import Analysis, ShareLink
 
 logger = logging.getLogger(__name__)
@@ -86,7 +92,12 @@ def pod_from_manifest(*, text: str | bytes, source: str = "manifest") -> dict[st
     if not isinstance(obj, dict) or obj.get("kind") != "Pod":
         kind = obj.get("kind") if isinstance(obj, dict) else type(obj).__name__
         raise PodRejected(
-            f"The manifest holds a {kind or 'object without a kind'}; it must be a Pod.",
+            (
+                f"The manifest holds a {kind}; it must be a Pod."
+                if kind
+                else "The manifest is not a Kubernetes object (it has no kind): paste a Pod, "
+                "with apiVersion: v1 and kind: Pod (Start from an example shows one)."
+            ),
             field="manifest",
         )
     return obj
@@ -271,79 +282,14 @@ def analysis_enqueue(*, analysis: Analysis) -> None:
     transaction.on_commit(send)
 
 
-class LoadedSnapshot:
-    """A parsed cluster plus the pods-by-key index the result page's victim table needs."""
-
-    def __init__(self, cluster: Any) -> None:
-        self.cluster = cluster
-        self._pods_by_key: dict[str, Any] | None = None
-
-    def pod(self, key: str) -> Any:
-        if self._pods_by_key is None:
-            self._pods_by_key = {p.key: p for p in self.cluster.pods}
-        return self._pods_by_key.get(key)
-
-
-def snapshot_load(*, snapshot: Snapshot) -> tuple[LoadedSnapshot, bool]:
+def snapshot_load(*, snapshot: Snapshot) -> tuple[Cluster, bool]:
     """The parsed cluster of the snapshot from this process's cache, or loaded into it."""
-    return cluster_cache.cluster_cache_get(
+    cluster, cached = cluster_cache.cluster_cache_get(
         key=cluster_cache.cluster_cache_key(snapshot=snapshot),
-        load=lambda: LoadedSnapshot(load_cluster(snapshot_objects(snapshot=snapshot))),
+        load=lambda: load_cluster(snapshot_objects(snapshot=snapshot)),
     )
-
-
-def _node_view(loaded: LoadedSnapshot, result: dict[str, Any], pod: dict[str, Any]) -> Any:
-    """The chosen node's capacity and victims, for the table and the before/after picture."""
-    node_name = result.get("node")
-    if not node_name:
-        return None
-    cluster = loaded.cluster
-    # The loaded cluster's NodeInfo already holds the node's running pods and their
-    # summed requests (analyses work on clones of it, never on it).
-    node_info = cluster.node_info_by_name.get(node_name)
-    if node_info is None:
-        return None
-    try:
-        preemptor_requests = dict(EnginePod.from_dict(pod).requests)
-    except InvalidInput:
-        preemptor_requests = {}
-    violating: set[str] = set()
-    for cand in result.get("candidates") or []:
-        if cand.get("node") == node_name:
-            violating = set(cand.get("violating_victims") or [])
-            break
-    victims = []
-    for key in result.get("victims") or []:
-        p = loaded.pod(key)
-        if p is None:
-            victims.append({"key": key, "missing": True})
-            continue
-        # The budgets the engine counted for this victim, from its per-pod index.
-        budgets = [cluster.pdbs[i] for i in cluster.pdbs_for_pod(p)]
-        pdbs = [f"{b.namespace}/{b.name}" for b in budgets]
-        victims.append(
-            {
-                "key": key,
-                "namespace": p.namespace,
-                "name": p.name,
-                "priority": p.priority,
-                "priority_class": p.priority_class_name,
-                "qos_class": p.qos_class,
-                "requests": dict(p.requests),
-                "start_time": p.start_time,
-                "owner": p.owner,
-                "pdbs": pdbs,
-                "violates_pdb": key in violating,
-            }
-        )
-    return {
-        "node": node_name,
-        "allocatable": dict(node_info.node.allocatable),
-        "requested": dict(node_info.requested),
-        "pod_count": len(node_info.pods),
-        "preemptor_requests": preemptor_requests,
-        "victims": victims,
-    }
+    assert isinstance(cluster, Cluster)
+    return cluster, cached
 
 
 def analysis_claim(*, analysis_id: int, task_id: str) -> tuple[Analysis, bool]:
@@ -387,27 +333,18 @@ def analysis_run(*, analysis_id: int, task_id: str = "") -> Analysis:
 
 def _analysis_compute(analysis: Analysis) -> Analysis:
     t0 = time.perf_counter()
-    loaded, cached = snapshot_load(snapshot=analysis.snapshot)
+    cluster, cached = snapshot_load(snapshot=analysis.snapshot)
     t1 = time.perf_counter()
     try:
-        res = analyze(loaded.cluster, analysis.pod)
+        explanation = analyze(cluster, analysis.pod).explanation
     except InvalidInput as e:
         return analysis_fail(analysis_id=analysis.pk, error=f"The pod is invalid: {e}")
-    result = res.to_dict()
-    try:
-        details = res.details()
-    except Exception:  # the explanation is extra; the result stands without it
-        logger.exception("Result.details() failed for analysis %s", analysis.pk)
-        details = {}
     t2 = time.perf_counter()
-    node_view = _node_view(loaded, result, analysis.pod)
     Analysis.objects.filter(pk=analysis.pk).exclude(status=AnalysisStatus.DONE).update(
         status=AnalysisStatus.DONE,
         error="",
-        outcome=result.get("outcome") or "",
-        result=result,
-        details=details,
-        node_view=node_view,
+        outcome=explanation.outcome.value,
+        explanation=explanation.to_json(),
         finished_at=timezone.now(),
         load_seconds=0.0 if cached else round(t1 - t0, 4),
         engine_seconds=round(t2 - t1, 4),

@@ -14,6 +14,8 @@ urlpatterns = [
         views.analysis_clone,
         name="analysis-clone",
     ),
+    path("analyses/", views.analysis_list, name="analysis-index"),
+    path("analyses/demo/", views.demo_whatif, name="demo-whatif"),
     path("analyses/<int:analysis_id>/", views.analysis_detail, name="analysis-detail"),
     path(
         "analyses/<int:analysis_id>/rejected/<int:group>/",

@@ -20,9 +20,11 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
+from clusters.demo import demo_cat3_pod
 from clusters.models import Pod as PodRow
 from clusters.models import Snapshot
-from clusters.selectors import pod_manifest, snapshot_get
+from clusters.selectors import pod_manifest, snapshot_demo_find, snapshot_get
+from clusters.services import snapshot_load_demo
 from config.faults import BrokerUnavailable
 from scheduling import presenters, selectors, services
 from scheduling.constants import (
@@ -32,6 +34,7 @@ from scheduling.constants import (
     AnalysisSource,
     AnalysisStatus,
 )
+from scheduling.engine import CandidateRecord, Explanation
 from scheduling.forms import CloneForm, ManifestForm, PodForm
 from scheduling.models import Analysis
 
@@ -62,20 +65,60 @@ def _submit(
     return HttpResponseRedirect(analysis.get_absolute_url())
 
 
+def _example_class(snapshot: Snapshot) -> str:
+    """The class an example pod carries: a class no pod runs with yet (one being
+    planned, as the demo's cat-3), the highest first; else the highest a user made."""
+    classes = snapshot.priority_classes.exclude(name__startswith="system-").order_by(
+        "-value", "name"
+    )
+    unused = classes.filter(pod_count=0).values_list("name", flat=True).first()
+    return unused or classes.values_list("name", flat=True).first() or ""
+
+
+def _example(snapshot: Snapshot) -> dict[str, str]:
+    """A pod to start from, as the short form's initial values and as a manifest."""
+    klass = _example_class(snapshot)
+    manifest = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: example\n  namespace: default\n"
+        "spec:\n"
+        + (f"  priorityClassName: {klass}\n" if klass else "")
+        + "  containers:\n  - name: main\n    image: registry.k8s.io/pause:3.10\n"
+        '    resources:\n      requests:\n        cpu: "1"\n        memory: 2Gi\n'
+    )
+    return {
+        "manifest": manifest,
+        "name": "example",
+        "namespace": "default",
+        "priority_class": klass,
+        "cpu": "1",
+        "memory": "2Gi",
+    }
+
+
+NEW_ANALYSIS_MODES = ("manifest", "form")
+
+
 @require_http_methods(["GET", "POST"])
 def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
+    """One form with a tab per way to describe the pod; the chosen tab is the ``mode``
+    radio. Each tab keeps what was typed into it when another is chosen or submitted."""
     snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
     mode = request.POST.get("mode") or request.GET.get("mode") or "manifest"
-    manifest_form = ManifestForm(snapshot=snapshot)
-    pod_form = PodForm(snapshot=snapshot)
+    if mode not in NEW_ANALYSIS_MODES:
+        mode = "manifest"
+    initial = _example(snapshot) if request.GET.get("example") else {}
     if request.method == "POST":
+        # The tab not submitted shows what it holds again, without being checked.
+        initial = request.POST.dict()
+    manifest_form = ManifestForm(initial=initial, snapshot=snapshot)
+    pod_form = PodForm(initial=initial, snapshot=snapshot)
+    if request.method == "POST":
+        form: ManifestForm | PodForm
         if mode == "form":
-            pod_form = PodForm(request.POST, snapshot=snapshot)
-            form: ManifestForm | PodForm = pod_form
+            form = pod_form = PodForm(request.POST, snapshot=snapshot)
             source = AnalysisSource.FORM
         else:
-            manifest_form = ManifestForm(request.POST, request.FILES, snapshot=snapshot)
-            form = manifest_form
+            form = manifest_form = ManifestForm(request.POST, request.FILES, snapshot=snapshot)
             source = AnalysisSource.MANIFEST
         submitted = _submit(form, snapshot=snapshot, source=source)
         if submitted is not None:
@@ -85,13 +128,25 @@ def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
         "scheduling/analysis_new.html",
         {
             "snapshot": snapshot,
-            "mode": mode if mode in ("manifest", "form") else "manifest",
+            "mode": mode,
             "manifest_form": manifest_form,
             "pod_form": pod_form,
-            "recent": selectors.analysis_list(user=request.user, snapshot=snapshot)[:10],
+            "recent": selectors.analysis_rows(user=request.user, snapshot=snapshot)[:10],
         },
         status=400 if request.method == "POST" else 200,
     )
+
+
+@require_POST
+def demo_whatif(request: HttpRequest) -> HttpResponse:
+    """The home page's one click to a first what-if: the demo's question (where would a
+    cat-3 pod go, whom would it preempt?) asked on the user's demo snapshot, loaded
+    first if they have none."""
+    snapshot = snapshot_demo_find(user=request.user) or snapshot_load_demo(owner=request.user)
+    analysis = services.analysis_create(
+        snapshot=snapshot, pod=demo_cat3_pod(), source=AnalysisSource.MANIFEST
+    )
+    return HttpResponseRedirect(analysis.get_absolute_url())
 
 
 @require_http_methods(["GET", "POST"])
@@ -102,7 +157,7 @@ def analysis_clone(request: HttpRequest, snapshot_id: int, pod_id: int) -> HttpR
     source_pod = pod_manifest(pod=row)
     if source_pod is None:
         raise Http404("The pod is not among the snapshot's objects.")
-    initial = {"priority_class": request.GET.get("class") or row.priority_class}
+    initial = {"priority_class": request.GET.get("class") or ""}
     form = CloneForm(request.POST or None, snapshot=snapshot, pod=source_pod, initial=initial)
     if request.method == "POST":
         submitted = _submit(form, snapshot=snapshot, source=AnalysisSource.CLONE)
@@ -116,9 +171,12 @@ def analysis_clone(request: HttpRequest, snapshot_id: int, pod_id: int) -> HttpR
     )
 
 
-def analysis_list(request: HttpRequest, snapshot_id: int) -> HttpResponse:
-    snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
-    analyses = selectors.analysis_list(user=request.user, snapshot=snapshot)
+def analysis_list(request: HttpRequest, snapshot_id: int | None = None) -> HttpResponse:
+    """The analyses of one snapshot, or (no snapshot) every analysis of the user."""
+    snapshot = (
+        None if snapshot_id is None else snapshot_get(user=request.user, snapshot_id=snapshot_id)
+    )
+    analyses = selectors.analysis_rows(user=request.user, snapshot=snapshot)
     page = Paginator(analyses, 50).get_page(request.GET.get("page"))
     return TemplateResponse(
         request, "scheduling/analysis_list.html", {"snapshot": snapshot, "page": page}
@@ -152,39 +210,43 @@ def _result_context(
         "page_url": page_url,
         "shared": shared,
         "stale": stale,
-        "criteria": presenters.criteria_help(),
-        "criterion_columns": presenters.CRITERION_COLUMNS,
     }
-    result = analysis.result
-    if analysis.is_done and result:
-        candidates = result.get("candidates") or []
-        cpage = presenters.paginate(
-            candidates, page=request.GET.get("cpage"), per_page=CANDIDATES_PER_PAGE
-        )
-        groups = presenters.rejected_groups(result)
-        reason, message = presenters.event_message(result)
-        ctx |= {
-            "result": result,
-            "sentence": presenters.outcome_sentence(result),
-            "event_reason": reason,
-            "event_message": message,
-            "candidate_page": cpage,
-            "candidate_rows": presenters.candidate_rows(
-                list(cpage.object_list), start=cpage.start_index() - 1 if candidates else 0
-            ),
-            "groups": groups,
-            "group_preview": REJECTED_GROUP_NODES_PER_PAGE,
-            "rejected_count": sum(g.count for g in groups),
-            "notes": presenters.sampling_notes(analysis.details),
-            "warnings": (analysis.details or {}).get("warnings") or [],
-            "node_view": analysis.node_view,
-            "svg": presenters.capacity_svg(analysis.node_view, outcome=result.get("outcome", "")),
-            "victim_rows": [
-                {**v, "requests_text": presenters.format_requests(v.get("requests"))}
-                for v in (analysis.node_view or {}).get("victims") or []
-            ],
-        }
+    ex = analysis.explained if analysis.is_done else None
+    if ex is not None:
+        ctx |= result_context(ex, cpage=request.GET.get("cpage"))
     return ctx
+
+
+def result_context(ex: Explanation, *, cpage: str | None = None) -> dict[str, Any]:
+    """What the result templates show of an explanation (the page, the shared page, and
+    the tests that compare it with the CLI text)."""
+    candidates = ex.candidates
+    page = presenters.paginate(candidates, page=cpage, per_page=CANDIDATES_PER_PAGE)
+    groups = presenters.rejected_groups(ex)
+    reason, message = presenters.event_message(ex)
+    return {
+        "ex": ex,
+        "sentence": presenters.outcome_sentence(ex),
+        "why": presenters.why_sentence(ex),
+        "notices": presenters.input_notices(ex),
+        "event_reason": reason,
+        "event_message": message,
+        "score_table": presenters.score_table(ex),
+        "criteria": presenters.CRITERIA_EXPLAINED,
+        "criterion_columns": presenters.CRITERION_COLUMNS,
+        "candidate_page": page,
+        "candidate_rows": presenters.candidate_rows(
+            [c for c in page.object_list if isinstance(c, CandidateRecord)],
+            start=page.start_index() - 1 if candidates else 0,
+        ),
+        "groups": groups,
+        "group_preview": REJECTED_GROUP_NODES_PER_PAGE,
+        "rejected_count": sum(g.count for g in groups),
+        "notes": presenters.sampling_notes(ex),
+        "warnings": ex.warnings,
+        "svg": presenters.capacity_svg(ex.chosen_node, ex.victim_details, outcome=ex.outcome),
+        "victim_rows": presenters.victim_rows(ex),
+    }
 
 
 def _render_result(
@@ -225,9 +287,10 @@ def analysis_detail(request: HtmxHttpRequest, analysis_id: int) -> HttpResponse:
 def _rejected_nodes(
     request: HtmxHttpRequest, analysis: Analysis, group_index: int, *, page_url: str, shared: bool
 ) -> HttpResponse:
-    if not analysis.is_done or not analysis.result:
+    ex = analysis.explained if analysis.is_done else None
+    if ex is None:
         raise Http404("The analysis has no result yet.")
-    groups = presenters.rejected_groups(analysis.result)
+    groups = presenters.rejected_groups(ex)
     if not 0 <= group_index < len(groups):
         raise Http404("No such group of nodes.")
     group = groups[group_index]

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from django import template
+from django.http import QueryDict
 from django.utils import timezone
 
 register = template.Library()
@@ -102,3 +103,16 @@ def percent(part: Any, whole: Any) -> int:
         return round(100 * int(part) / int(whole)) if int(whole) else 0
     except (TypeError, ValueError):
         return 0
+
+
+@register.filter
+def query_pairs(query: str) -> list[tuple[str, str]]:
+    """A query string's key/value pairs, for hidden inputs that carry it through a form."""
+    return [(key, str(value)) for key, value in QueryDict(query).items()]
+
+
+@register.simple_tag
+def pods_url(query: Any, **override: str) -> str:
+    """The pods page's query string with some values replaced, the rest kept (page reset)."""
+    params = query.params(**override).urlencode()
+    return f"?{params}" if params else "?"

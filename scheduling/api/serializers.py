@@ -96,15 +96,33 @@ class ResultField(serializers.JSONField):
     pass
 
 
+@extend_schema_field(
+    {
+        "type": "object",
+        "nullable": True,
+        "description": "The engine's explanation (schema_version 2): the contract's fields, "
+        "every node's filter and dry-run status with why preemption cannot help there, the "
+        "scores (plugin x node, totals, the top set), the chosen node before and after, the "
+        "victims' details, sampling notes and the fields of the pod that were dropped or used. "
+        "Analyses stored in an older shape are served in this one.",
+    }
+)
+class ExplanationField(serializers.Field):  # type: ignore[type-arg]
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(source="*", read_only=True, **kwargs)
+
+    def to_representation(self, value: Analysis) -> dict[str, Any] | None:
+        ex = value.explained
+        return ex.to_json() if ex is not None else None
+
+
 class AnalysisDetailSerializer(AnalysisSerializer):
     submitted_pod = serializers.JSONField(source="pod", read_only=True)
     result = ResultField(read_only=True)
-    details = serializers.JSONField(
-        read_only=True, help_text="The engine's explanation beyond the contract (scores, sampling)."
-    )
+    explanation = ExplanationField()
 
     class Meta(AnalysisSerializer.Meta):
-        fields = (*AnalysisSerializer.Meta.fields, "submitted_pod", "result", "details")
+        fields = (*AnalysisSerializer.Meta.fields, "submitted_pod", "result", "explanation")
 
 
 class ShareLinkSerializer(serializers.ModelSerializer[ShareLink]):

@@ -8,8 +8,30 @@ from .cluster import Cluster, NodeInfo, load_cluster
 from .config import EngineConfig
 from .documents import read_documents
 from .errors import InvalidInput
+from .explanation import (
+    SCHEMA_VERSION,
+    CandidateRecord,
+    CannotHelp,
+    Explanation,
+    FilterSampling,
+    InputEffect,
+    InputNotice,
+    NodeResources,
+    NodeScores,
+    NodeVerdict,
+    Outcome,
+    PDBState,
+    PreemptionSampling,
+    Scores,
+    StatusRecord,
+    VictimDetail,
+    cannot_help,
+    requested_after,
+)
 from .objects import PDB, Node, Pod, PriorityClass
+from .preemption.candidate import Criterion
 from .result import Result
+from .schedule import HostSelection
 from .simulate import Simulation, simulate
 
 ENGINE_VERSION = "1.0 (kube-scheduler v1.35)"
@@ -17,17 +39,37 @@ ENGINE_VERSION = "1.0 (kube-scheduler v1.35)"
 __all__ = [
     "ENGINE_VERSION",
     "PDB",
+    "SCHEMA_VERSION",
+    "CandidateRecord",
+    "CannotHelp",
     "Cluster",
+    "Criterion",
     "EngineConfig",
+    "Explanation",
+    "FilterSampling",
+    "HostSelection",
+    "InputEffect",
+    "InputNotice",
     "InvalidInput",
     "Node",
     "NodeInfo",
+    "NodeResources",
+    "NodeScores",
+    "NodeVerdict",
+    "Outcome",
+    "PDBState",
     "Pod",
+    "PreemptionSampling",
     "PriorityClass",
     "Result",
+    "Scores",
     "Simulation",
+    "StatusRecord",
+    "VictimDetail",
     "analyze",
+    "cannot_help",
     "load_cluster",
     "read_documents",
+    "requested_after",
     "simulate",
 ]

@@ -9,13 +9,18 @@ from typing import Any
 from .cluster import Cluster, load_cluster
 from .config import EngineConfig
 from .errors import InvalidInput
+from .explanation import FilterSampling, InputEffect, InputNotice, Outcome
 from .framework import CycleState, Handle
 from .message import fit_error_message, post_filter_message
 from .objects import PREEMPT_LOWER_PRIORITY, Pod
-from .preemption.evaluator import preempt
+from .preemption.evaluator import Evaluator
 from .result import RejectedNode, Result
 from .runtime import Framework
-from .schedule import HOST_SCORED, schedule_pod
+from .schedule import HostSelection, num_feasible_nodes_to_find, schedule_pod
+
+# The status of a pod that was never scheduled: anything else was copied from a
+# running pod (kubectl get pod -o yaml) and means nothing to a pending one.
+_PENDING_STATUS_KEYS = frozenset({"phase", "qosClass", "conditions", "nominatedNodeName"})
 
 
 def parse_pending_pod(cluster: Cluster, pod: Mapping[str, Any] | Pod) -> Pod:
@@ -31,6 +36,12 @@ def parse_pending_pod(cluster: Cluster, pod: Mapping[str, Any] | Pod) -> Pod:
     raw_meta = pod.get("metadata")
     meta: Mapping[str, Any] = raw_meta if isinstance(raw_meta, Mapping) else {}
     try:
+        spec = pod.get("spec")
+        if not isinstance(spec, Mapping) or not spec.get("containers"):
+            # What the API server answers (kubectl apply refuses it the same way).
+            raise InvalidInput(
+                "Required value: a Pod needs at least one container", field="spec.containers"
+            )
         p = Pod.from_dict(pod)
         cluster.resolver.resolve(p)
     except InvalidInput as e:
@@ -40,6 +51,53 @@ def parse_pending_pod(cluster: Cluster, pod: Mapping[str, Any] | Pod) -> Pod:
     # The pending pod is being scheduled: whatever spec.nodeName said, it is not bound.
     p.node_name = None
     return p
+
+
+def input_notices(pod: Mapping[str, Any]) -> list[InputNotice]:
+    """The fields of a submitted pod that the answer drops or depends on: those a pod
+    copied from a running one (``kubectl get pod -o yaml``) carries."""
+    notices: list[InputNotice] = []
+    spec = pod.get("spec")
+    node_name = spec.get("nodeName") if isinstance(spec, Mapping) else None
+    if node_name:
+        notices.append(
+            InputNotice(
+                field="spec.nodeName",
+                value=str(node_name),
+                effect=InputEffect.IGNORED,
+                why="a pod with nodeName set is bound without kube-scheduler; the answer is "
+                "for the same pod without it",
+            )
+        )
+    status = pod.get("status")
+    if isinstance(status, Mapping):
+        extra = sorted(str(k) for k in status if k not in _PENDING_STATUS_KEYS)
+        phase = status.get("phase")
+        if phase not in (None, "", "Pending"):
+            extra.insert(0, "phase")
+        if extra:
+            shown = ", ".join(extra[:6]) + (f" and {len(extra) - 6} more" if len(extra) > 6 else "")
+            notices.append(
+                InputNotice(
+                    field="status",
+                    value=f"phase {phase}: {shown}" if phase else shown,
+                    effect=InputEffect.IGNORED,
+                    why="the status of a running pod; the answer is for the pod as a new "
+                    "pending one",
+                )
+            )
+        nominated = status.get("nominatedNodeName")
+        if nominated:
+            notices.append(
+                InputNotice(
+                    field="status.nominatedNodeName",
+                    value=str(nominated),
+                    effect=InputEffect.USED,
+                    why="kube-scheduler tries the nominated node first and binds there if it "
+                    "fits, without scoring; remove the field to ask where a new pod would go",
+                )
+            )
+    return notices
 
 
 def analyze(
@@ -54,12 +112,14 @@ def analyze(
     )
     config = config or EngineConfig()
     pending = parse_pending_pod(cluster, pod)
+    # A Pod object comes from the scheduling loop, which admitted it: nothing was dropped.
+    notices = [] if isinstance(pod, Pod) else input_notices(pod)
     fw = Framework(Handle(cluster, config))
     state = CycleState()
     sched = schedule_pod(fw, state, pending)
     diagnosis = sched.diagnosis
     n_nodes = len(cluster.nodes)
-    base = dict(
+    base: dict[str, Any] = dict(
         pod=pending.key,
         priority=pending.priority,
         priority_class=pending.priority_class_name,
@@ -67,6 +127,9 @@ def analyze(
         warnings=list(cluster.warnings),
         num_nodes=n_nodes,
         pre_filter_msg=diagnosis.pre_filter_msg,
+        input_notices=notices,
+        cluster=cluster,
+        pending=pending,
     )
     feasible_names = sorted(ni.name for ni in sched.feasible)
     feasible_set = set(feasible_names)
@@ -77,8 +140,20 @@ def analyze(
             if ni.name not in feasible_set
         ]
         eligible = pending.preemption_policy != "Never"
+        sampling = None
+        if sched.host_selection != HostSelection.NOMINATED_NODE:
+            # The nodes Filter looked at: all of them, or those PreFilter kept.
+            narrowed = bool(diagnosis.absent_status.reasons)
+            evaluated = len(feasible_names) + len(diagnosis.node_to_status) if narrowed else n_nodes
+            sampling = FilterSampling(
+                nodes_evaluated=evaluated,
+                feasible_nodes=len(feasible_names),
+                nodes_to_find=num_feasible_nodes_to_find(
+                    config.percentage_of_nodes_to_score, evaluated
+                ),
+            )
         return Result(
-            outcome="fits",
+            outcome=Outcome.FITS,
             eligible=eligible,
             ineligible_reason=None if eligible else "not eligible due to preemptionPolicy=Never.",
             node=sched.host,
@@ -89,7 +164,7 @@ def analyze(
             # Every node the real host selection could return: the top-scored
             # ones, or the one node taken without scoring.
             tied_nodes=list(sched.top_nodes)
-            if sched.host_selection == HOST_SCORED
+            if sched.host_selection == HostSelection.SCORED
             else [sched.host],
             rejected_nodes=rejected,
             message="",
@@ -97,9 +172,10 @@ def analyze(
             totals=sched.totals,
             top_scored_nodes=sched.top_nodes,
             host_selection=sched.host_selection,
-            **base,  # type: ignore[arg-type]
+            filter_sampling=sampling,
+            **base,
         )
-    pre = preempt(fw, state, pending, diagnosis)
+    pre = Evaluator(fw).preempt(state, pending, diagnosis)
     candidate_nodes = {c.node for c in pre.candidates}
     rejected = [
         RejectedNode(
@@ -120,7 +196,7 @@ def analyze(
     )
     chosen = pre.chosen
     return Result(
-        outcome="preempts" if chosen is not None else "unschedulable",
+        outcome=Outcome.PREEMPTS if chosen is not None else Outcome.UNSCHEDULABLE,
         eligible=pre.eligible,
         ineligible_reason=pre.ineligible_reason,
         node=chosen.node if chosen else None,
@@ -132,5 +208,5 @@ def analyze(
         rejected_nodes=rejected,
         message=message,
         preemption=pre,
-        **base,  # type: ignore[arg-type]
+        **base,
     )

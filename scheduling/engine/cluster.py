@@ -318,7 +318,12 @@ def load_cluster(
                     raise e.located(
                         source=source, kind="Pod", namespace=pod.namespace, name=pod.name
                     ) from None
-        warnings = class_warnings(classes)
+        warnings = class_warnings(
+            classes,
+            pods_without_priority=sum(
+                1 for pod in pods if pod.spec_priority is None and not pod.priority_class_name
+            ),
+        )
         cluster = Cluster(nodes, pods, pdbs, classes, warnings=warnings, skipped=skipped)
         cluster.index_pdbs()
     finally:

@@ -72,8 +72,13 @@ class PriorityResolver:
             pod.preemption_policy = pc.preemption_policy if pc else PREEMPT_LOWER_PRIORITY
 
 
-def class_warnings(classes: list[PriorityClass]) -> list[str]:
-    """PriorityClass rule breaks the API server would have refused or that look wrong."""
+def class_warnings(classes: list[PriorityClass], *, pods_without_priority: int) -> list[str]:
+    """PriorityClass rule breaks the API server would have refused or that look wrong.
+
+    A missing globalDefault matters only to a pod that carries neither a priority
+    nor a class: real clusters rarely define one, and a snapshot whose pods all
+    went through admission already has every priority set.
+    """
     warnings: list[str] = []
     user = [
         c
@@ -85,8 +90,12 @@ def class_warnings(classes: list[PriorityClass]) -> list[str]:
         warnings.append(
             f"more than one globalDefault PriorityClass: {', '.join(sorted(defaults))}; the lowest value applies"
         )
-    elif not defaults:
-        warnings.append("no globalDefault PriorityClass: pods without a class get priority 0")
+    elif not defaults and pods_without_priority:
+        n = pods_without_priority
+        warnings.append(
+            f"no globalDefault PriorityClass: {n} pod{'s' if n != 1 else ''} without a priority "
+            f"or a class get{'s' if n == 1 else ''} priority 0"
+        )
     for c in user:
         if c.value > HIGHEST_USER_DEFINABLE_PRIORITY:
             warnings.append(

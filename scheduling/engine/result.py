@@ -1,12 +1,40 @@
-"""The analysis result and its JSON form (the contract in DESIGN.md)."""
+"""The analysis result: the engine's own objects, and the explanation built from them.
+
+``Result`` keeps what the decision was made of (Status objects, Candidates with
+their victim Pods, the preemption record); ``Result.explanation`` turns them into
+the typed, serializable ``Explanation`` every renderer reads, and ``to_dict``
+gives the contract of DESIGN.md from it.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
+from .cluster import Cluster
+from .explanation import (
+    CandidateRecord,
+    Explanation,
+    FilterSampling,
+    InputNotice,
+    NodeResources,
+    NodeScores,
+    NodeVerdict,
+    Outcome,
+    PDBState,
+    PreemptionSampling,
+    Scores,
+    StatusRecord,
+    VictimDetail,
+    cannot_help,
+    requested_after,
+)
 from .framework import Status
-from .preemption.evaluator import Candidate, PreemptionResult
+from .objects import Pod
+from .preemption.candidate import Candidate
+from .preemption.evaluator import PreemptionResult
+from .schedule import HostSelection
 
 
 @dataclass
@@ -23,7 +51,7 @@ class Result:
     priority: int
     priority_class: str | None
     preemption_policy: str
-    outcome: str
+    outcome: Outcome
     eligible: bool
     ineligible_reason: str | None
     node: str | None
@@ -38,78 +66,198 @@ class Result:
     scores: dict[str, dict[str, int]] = field(default_factory=dict)
     totals: dict[str, int] = field(default_factory=dict)
     top_scored_nodes: list[str] = field(default_factory=list)
-    host_selection: str | None = None
+    host_selection: HostSelection | None = None
     warnings: list[str] = field(default_factory=list)
     preemption: PreemptionResult | None = None
     num_nodes: int = 0
     pre_filter_msg: str = ""
+    input_notices: list[InputNotice] = field(default_factory=list)
+    # Where the real Filter phase would have stopped (None unless the pod fits by scores).
+    filter_sampling: FilterSampling | None = None
+    # What the explanation reads the victims' and the chosen node's details from.
+    cluster: Cluster | None = field(default=None, repr=False, compare=False)
+    pending: Pod | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def explanation(self) -> Explanation:
+        return explain(self)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "pod": self.pod,
-            "priority": self.priority,
-            "priority_class": self.priority_class,
-            "preemption_policy": self.preemption_policy,
-            "outcome": self.outcome,
-            "eligible": self.eligible,
-            "ineligible_reason": self.ineligible_reason,
-            "node": self.node,
-            "feasible_nodes": list(self.feasible_nodes),
-            "victims": list(self.victims),
-            "pdb_violations": self.pdb_violations,
-            "candidates": [candidate_dict(c) for c in self.candidates],
-            "tied_nodes": list(self.tied_nodes),
-            "rejected_nodes": [
-                {
-                    "node": r.node,
-                    "reasons": list(r.status.reasons),
-                    "preemption_can_help": r.preemption_can_help,
-                }
-                for r in self.rejected_nodes
-            ],
-            "message": self.message,
-        }
+        return self.explanation.to_contract()
 
     def details(self) -> dict[str, Any]:
-        pre = self.preemption
+        """The explanation beyond the contract in the JSON shape the API served before
+        the explanation existed (scores by node, node statuses by node)."""
+        ex = self.explanation
+        pre = ex.preemption
+        scores = ex.scores
         return {
-            "num_nodes": self.num_nodes,
-            "host_selection": self.host_selection,
-            "scores": {n: dict(s) for n, s in self.scores.items()},
-            "totals": dict(self.totals),
-            "top_scored_nodes": list(self.top_scored_nodes),
-            "warnings": list(self.warnings),
-            "pre_filter_message": self.pre_filter_msg or None,
+            "num_nodes": ex.num_nodes,
+            "host_selection": ex.host_selection.value if ex.host_selection else None,
+            "scores": {n.node: dict(n.plugins) for n in scores.nodes} if scores else {},
+            "totals": {n.node: n.total for n in scores.nodes} if scores else {},
+            "top_scored_nodes": list(scores.top) if scores else [],
+            "warnings": list(ex.warnings),
+            "pre_filter_message": ex.pre_filter_message,
             "node_statuses": {
                 r.node: {
-                    "filter": r.status.to_dict(),
-                    "preemption": r.preemption_status.to_dict() if r.preemption_status else None,
+                    "filter": _status_json(r.filter),
+                    "preemption": _status_json(r.preemption) if r.preemption else None,
                 }
-                for r in self.rejected_nodes
+                for r in ex.rejected_nodes
             },
             "preemption": None
             if pre is None
             else {
-                "potential_nodes": list(pre.potential_nodes),
-                "evaluated_nodes": len(pre.potential_nodes) if pre.eligible else 0,
-                # DefaultPreemption's defaults dry-run only this many potential nodes
-                # (starting at a random offset); the engine evaluates all of them.
-                "real_scheduler_would_sample": pre.would_sample,
-                "sampled": pre.would_sample < len(pre.potential_nodes),
-                "resources_only_fast_path": pre.fast_path,
+                "potential_nodes": list(self.preemption.potential_nodes) if self.preemption else [],
+                "evaluated_nodes": pre.evaluated_nodes,
+                "real_scheduler_would_sample": pre.real_scheduler_would_sample,
+                "sampled": pre.sampled,
+                "resources_only_fast_path": pre.resources_only_fast_path,
             },
         }
 
 
-def candidate_dict(c: Candidate) -> dict[str, Any]:
-    return {
-        "node": c.node,
-        "victims": [p.key for p in c.victims.pods],
-        "violating_victims": [p.key for p in c.victims.violating],
-        "pdb_violations": c.victims.num_pdb_violations,
-        "highest_victim_priority": c.highest_priority,
-        "priority_sum": c.priority_sum,
-        "victim_count": len(c.victims.pods),
-        "highest_victims_earliest_start": c.earliest_start,
-        "eliminated_by": c.eliminated_by,
-    }
+def _status_json(s: StatusRecord) -> dict[str, Any]:
+    return {"code": s.code, "plugin": s.plugin, "reasons": list(s.reasons)}
+
+
+def status_record(s: Status) -> StatusRecord:
+    return StatusRecord(code=s.code.label, plugin=s.plugin or None, reasons=list(s.reasons))
+
+
+def candidate_record(c: Candidate) -> CandidateRecord:
+    return CandidateRecord(
+        node=c.node,
+        victims=[p.key for p in c.victims.pods],
+        violating_victims=[p.key for p in c.victims.violating],
+        pdb_violations=c.victims.num_pdb_violations,
+        highest_victim_priority=c.highest_priority,
+        priority_sum=c.priority_sum,
+        victim_count=len(c.victims.pods),
+        highest_victims_earliest_start=c.earliest_start,
+        eliminated_by=c.eliminated_by,
+    )
+
+
+def _scores(result: Result) -> Scores | None:
+    if not result.scores:
+        return None
+    plugins: list[str] = []
+    for per_node in result.scores.values():
+        for name in per_node:
+            if name not in plugins:
+                plugins.append(name)
+    rows = [
+        NodeScores(node=n, plugins=dict(result.scores[n]), total=result.totals.get(n, 0))
+        for n in result.scores
+    ]
+    rows.sort(key=lambda row: (-row.total, row.node))
+    return Scores(plugins=plugins, nodes=rows, top=list(result.top_scored_nodes))
+
+
+def _victim_details(result: Result, cluster: Cluster) -> list[VictimDetail]:
+    chosen = result.preemption.chosen if result.preemption else None
+    if chosen is None:
+        return []
+    violating = {p.key for p in chosen.victims.violating}
+    out = []
+    for p in chosen.victims.pods:
+        budgets = [cluster.pdbs[i] for i in cluster.pdbs_for_pod(p)]
+        out.append(
+            VictimDetail(
+                key=p.key,
+                namespace=p.namespace,
+                name=p.name,
+                priority=p.priority,
+                priority_class=p.priority_class_name,
+                qos_class=p.qos_class,
+                requests=dict(p.requests),
+                start_time=p.start_time,
+                owner=p.owner,
+                pdbs=[
+                    PDBState(
+                        pdb=f"{b.namespace}/{b.name}", disruptions_allowed=b.disruptions_allowed
+                    )
+                    for b in budgets
+                ],
+                violates_pdb=p.key in violating,
+            )
+        )
+    return out
+
+
+def _chosen_node(result: Result, cluster: Cluster, pending: Pod) -> NodeResources | None:
+    node_info = cluster.node_info_by_name.get(result.node) if result.node else None
+    if node_info is None:
+        return None
+    chosen = result.preemption.chosen if result.preemption else None
+    victims = chosen.victims.pods if chosen is not None else []
+    after = requested_after(node_info.requested, [v.requests for v in victims], pending.requests)
+    return NodeResources(
+        node=node_info.name,
+        allocatable=dict(node_info.node.allocatable),
+        requested_before=dict(node_info.requested),
+        requested_after=after,
+        pod_count_before=len(node_info.pods),
+        pod_count_after=len(node_info.pods) - len(victims) + 1,
+        pod_requests=dict(pending.requests),
+    )
+
+
+def explain(result: Result) -> Explanation:
+    """The typed explanation of ``result`` (victim and node details need its cluster)."""
+    pre = result.preemption
+    cluster, pending = result.cluster, result.pending
+    return Explanation(
+        pod=result.pod,
+        priority=result.priority,
+        priority_class=result.priority_class,
+        preemption_policy=result.preemption_policy,
+        outcome=result.outcome,
+        eligible=result.eligible,
+        ineligible_reason=result.ineligible_reason,
+        node=result.node,
+        feasible_nodes=list(result.feasible_nodes),
+        victims=list(result.victims),
+        pdb_violations=result.pdb_violations,
+        candidates=[candidate_record(c) for c in result.candidates],
+        tied_nodes=list(result.tied_nodes),
+        rejected_nodes=[
+            NodeVerdict(
+                node=r.node,
+                filter=status_record(r.status),
+                preemption=status_record(r.preemption_status) if r.preemption_status else None,
+                preemption_can_help=r.preemption_can_help,
+                cannot_help=cannot_help(
+                    outcome=result.outcome,
+                    eligible=result.eligible,
+                    ineligible_reason=result.ineligible_reason,
+                    can_help=r.preemption_can_help,
+                    filter_code=r.status.code.label,
+                    preemption=status_record(r.preemption_status) if r.preemption_status else None,
+                ),
+            )
+            for r in result.rejected_nodes
+        ],
+        message=result.message,
+        num_nodes=result.num_nodes,
+        host_selection=result.host_selection,
+        scores=_scores(result),
+        chosen_node=_chosen_node(result, cluster, pending)
+        if cluster is not None and pending is not None
+        else None,
+        victim_details=_victim_details(result, cluster) if cluster is not None else [],
+        preemption=None
+        if pre is None
+        else PreemptionSampling(
+            potential_nodes=len(pre.potential_nodes),
+            evaluated_nodes=len(pre.potential_nodes) if pre.eligible else 0,
+            real_scheduler_would_sample=pre.would_sample,
+            resources_only_fast_path=pre.fast_path,
+        ),
+        filter_sampling=result.filter_sampling,
+        pre_filter_message=result.pre_filter_msg or None,
+        warnings=list(result.warnings),
+        input_notices=list(result.input_notices),
+    )

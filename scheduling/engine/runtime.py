@@ -3,35 +3,67 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import cast
 
 from .cluster import NodeInfo
 from .framework import (
     SUCCESS,
     Code,
     CycleState,
+    FilterPlugin,
     Handle,
     NodeScore,
+    Plugin,
+    PreFilterExtensions,
+    PreFilterPlugin,
     PreFilterResult,
+    PreScorePlugin,
+    ScoreExtensions,
+    ScorePlugin,
     Status,
 )
 from .objects import Pod
-from .plugins.registry import default_plugins
+from .plugins.registry import PluginFactory, default_plugins
+
+# isinstance() against a runtime_checkable protocol inspects every member each time
+# (about 20 us); which extension points a plugin class implements never changes.
+_IMPLEMENTS: dict[tuple[type, type], bool] = {}
+
+
+def implements(plugin: Plugin, protocol: type) -> bool:
+    key = (type(plugin), protocol)
+    hit = _IMPLEMENTS.get(key)
+    if hit is None:
+        hit = _IMPLEMENTS[key] = isinstance(plugin, protocol)
+    return hit
 
 
 class Framework:
-    def __init__(self, handle: Handle, plugins: list[tuple[str, Any]] | None = None) -> None:
+    def __init__(
+        self, handle: Handle, plugins: list[tuple[str, PluginFactory]] | None = None
+    ) -> None:
         self.handle = handle
-        self.plugins: list[Any] = [
-            cls(handle) for _, cls in (plugins if plugins is not None else default_plugins())
+        self.plugins: list[Plugin] = [
+            factory(handle)
+            for _, factory in (plugins if plugins is not None else default_plugins())
         ]
-        self.pre_filter_plugins = [p for p in self.plugins if hasattr(p, "pre_filter")]
-        self.filter_plugins = [p for p in self.plugins if hasattr(p, "filter")]
-        self.extension_plugins = [
-            p for p in self.plugins if hasattr(p, "add_pod") and hasattr(p, "remove_pod")
-        ]
-        self.pre_score_plugins = [p for p in self.plugins if hasattr(p, "pre_score")]
-        self.score_plugins = [p for p in self.plugins if hasattr(p, "score")]
+        # Each extension point runs the plugins implementing it, in the profile's order.
+        self.pre_filter_plugins = cast(
+            list[PreFilterPlugin], [p for p in self.plugins if implements(p, PreFilterPlugin)]
+        )
+        self.filter_plugins = cast(
+            list[FilterPlugin], [p for p in self.plugins if implements(p, FilterPlugin)]
+        )
+        self.extension_plugins = cast(
+            list[PreFilterExtensions],
+            [p for p in self.plugins if implements(p, PreFilterExtensions)],
+        )
+        self.pre_score_plugins = cast(
+            list[PreScorePlugin], [p for p in self.plugins if implements(p, PreScorePlugin)]
+        )
+        self.score_plugins = cast(
+            list[ScorePlugin], [p for p in self.plugins if implements(p, ScorePlugin)]
+        )
         self.weights = handle.config.weights
 
     # PreFilter ---------------------------------------------------------------
@@ -150,20 +182,15 @@ class Framework:
         self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
     ) -> dict[str, dict[str, int]]:
         """RunPreScorePlugins + RunScorePlugins: node -> plugin -> weighted score."""
-        active = []
-        for pl in self.pre_score_plugins:
-            s = pl.pre_score(state, pod, nodes)
-            if s.is_skip():
-                state.skip_score_plugins.add(pl.name)
-        for pl in self.score_plugins:
-            if pl.name not in state.skip_score_plugins:
-                active.append(pl)
+        for pre in self.pre_score_plugins:
+            if pre.pre_score(state, pod, nodes).is_skip():
+                state.skip_score_plugins.add(pre.name)
+        active = [pl for pl in self.score_plugins if pl.name not in state.skip_score_plugins]
         out: dict[str, dict[str, int]] = {ni.name: {} for ni in nodes}
         for pl in active:
             scores = [NodeScore(ni.name, pl.score(state, pod, ni)) for ni in nodes]
-            normalize = getattr(pl, "normalize_score", None)
-            if normalize is not None:
-                normalize(state, pod, scores)
+            if implements(pl, ScoreExtensions):
+                cast(ScoreExtensions, pl).normalize_score(state, pod, scores)
             weight = self.weights.get(pl.name, 1)
             for ns in scores:
                 out[ns.name][pl.name] = ns.score * weight

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 
 from .cluster import NodeInfo
@@ -9,9 +10,35 @@ from .framework import Code, CycleState, Status
 from .objects import Pod
 from .runtime import Framework
 
-HOST_NOMINATED = "nominated-node"
-HOST_SINGLE = "single-feasible-node"
-HOST_SCORED = "scored"
+
+class HostSelection(enum.StrEnum):
+    """How schedulePod chose the node of a pod that fits."""
+
+    # evaluateNominatedNode: the pod's nominated node passed every filter; no scoring.
+    NOMINATED_NODE = "nominated-node"
+    # Exactly one feasible node: taken without scoring.
+    SINGLE_FEASIBLE_NODE = "single-feasible-node"
+    # selectHost: the highest total score, a tie broken at random.
+    SCORED = "scored"
+
+
+# The names the scheduling loop (simulate/) compares against.
+HOST_NOMINATED = HostSelection.NOMINATED_NODE
+HOST_SINGLE = HostSelection.SINGLE_FEASIBLE_NODE
+HOST_SCORED = HostSelection.SCORED
+
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+
+
+def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
+    """numFeasibleNodesToFind: after how many feasible nodes the real Filter phase stops."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    if percentage == 0:
+        percentage = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    return max(num_all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
 
 
 @dataclass
@@ -34,7 +61,7 @@ class ScheduleResult:
     feasible: list[NodeInfo]
     diagnosis: Diagnosis
     host: str | None = None
-    host_selection: str | None = None
+    host_selection: HostSelection | None = None
     scores: dict[str, dict[str, int]] = field(default_factory=dict)
     totals: dict[str, int] = field(default_factory=dict)
     top_nodes: list[str] = field(default_factory=list)
@@ -98,12 +125,12 @@ def schedule_pod(fw: Framework, state: CycleState, pod: Pod) -> ScheduleResult:
     result.top_nodes = sorted(n for n, t in result.totals.items() if t == best)
     if nominated_ok:
         result.host = pod.nominated_node_name
-        result.host_selection = HOST_NOMINATED
+        result.host_selection = HostSelection.NOMINATED_NODE
     elif len(feasible) == 1:
         result.host = feasible[0].name
-        result.host_selection = HOST_SINGLE
+        result.host_selection = HostSelection.SINGLE_FEASIBLE_NODE
     else:
         # selectHost picks at random among equal totals; the engine takes the first by name.
         result.host = result.top_nodes[0]
-        result.host_selection = HOST_SCORED
+        result.host_selection = HostSelection.SCORED
     return result

@@ -42,3 +42,20 @@ def test_it_refuses_an_unknown_owner(db: Any, tmp_path: Path) -> None:
     (tmp_path / "a.json").write_bytes(dump([make_node()]))
     with pytest.raises(CommandError, match="No user named 'nobody'"):
         call_command("import_snapshot", str(tmp_path / "a.json"), "--owner", "nobody")
+
+
+def test_it_prints_the_scrub_report(owner: Any, tmp_path: Path, capsys: Any) -> None:
+    secret = {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "s"},
+        "data": {"k": "dg=="},
+    }
+    pod = make_pod("a", env=[{"name": "TOKEN", "value": "hunter2"}])
+    (tmp_path / "a.json").write_bytes(dump([make_node(), pod, secret]))
+    call_command("import_snapshot", str(tmp_path / "a.json"), "--owner", "owner")
+    out = capsys.readouterr().out
+    assert (
+        "Removed on ingest: 1 Secret objects dropped; 1 environment variable values removed." in out
+    )
+    assert "hunter2" not in out

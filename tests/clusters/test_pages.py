@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from clusters import models, services
-from tests.clusters.builders import dump, small_cluster
+from tests.clusters.builders import dump, make_node, small_cluster
 
 
 def test_the_list_shows_status_and_counts(owner_client: Any, snapshot: Any) -> None:
@@ -25,7 +25,7 @@ def test_the_overview_prints_priorityclasses_like_kubectl(owner_client: Any, dem
         and "PreemptLowerPriority" in cat1
     )
     # kubectl's AGE: the classes were created 2025-01-06, long enough ago to print days.
-    assert "d</td>" in cat1
+    assert "d</time></td>" in cat1
 
 
 def test_the_overview_shows_admission_warnings(owner_client: Any, owner: Any) -> None:
@@ -36,14 +36,15 @@ def test_the_overview_shows_admission_warnings(owner_client: Any, owner: Any) ->
                 "apiVersion": "scheduling.k8s.io/v1",
                 "metadata": {"name": "too-high"},
                 "value": 1_500_000_000,
-            }
+            },
+            make_node(),
         ]
     )
     s = services.snapshot_create(
         owner=owner, name="w", files=[services.UploadedFile(name="pc.json", data=data)]
     )
     body = owner_client.get(f"/snapshots/{s.pk}/").content.decode()
-    assert "no globalDefault PriorityClass" in body
+    assert "no globalDefault PriorityClass" not in body  # no pod needs one
     assert "too-high has value 1500000000, above the user maximum" in body
 
 
@@ -64,13 +65,14 @@ def test_the_pods_page_filters_and_paginates(owner_client: Any, demo: Any) -> No
     assert '<option value="kube-system" selected>' in body
 
 
-def test_the_pods_table_is_a_fragment_for_htmx(owner_client: Any, demo: Any) -> None:
+def test_the_pods_panel_is_a_fragment_for_htmx(owner_client: Any, demo: Any) -> None:
     url = f"/snapshots/{demo.pk}/pods/"
     response = owner_client.get(
-        url, {"phase": "Running"}, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="pods-table"
+        url, {"phase": "Running"}, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="pods-panel"
     )
     body = response.content.decode()
-    assert body.lstrip().startswith('<div id="pods-table">')
+    assert body.lstrip().startswith("{#") is False
+    assert '<div id="pods-panel">' in body and 'id="pods-filter"' in body
     assert "<html" not in body
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.test import Client
+from kombu import pools as kombu_pools
 from rest_framework.authtoken.models import Token
 
 from clusters import services as cluster_services
@@ -39,22 +40,26 @@ def database_down(transactional_db: Any) -> Iterator[None]:
     connection.settings_dict.update(saved)
 
 
+def _reconnect_broker() -> None:
+    """Drop the app's broker connections so the next send opens new ones on the current
+    broker_url. force_close_all() alone leaves a closed pool that refuses every later
+    send ("Acquire on closed pool"), which broke the worker tests that run after these."""
+    # kombu keeps the pools per connection URL in a registry of its own: reset it too.
+    kombu_pools.reset()
+    celery_app._pool = None
+    celery_app.amqp._producer_pool = None
+
+
 @pytest.fixture
 def broker_down() -> Iterator[None]:
-    def fresh_pools() -> None:
-        # The app keeps pools of connections and producers for the broker it was
-        # configured with: drop its references (kombu keeps the pools open, by URL).
-        celery_app._pool = None
-        celery_app.amqp._producer_pool = None
-
     previous = celery_app.conf.broker_url
     celery_app.conf.broker_url = "redis://127.0.0.1:1/0"  # nothing listens on port 1
-    fresh_pools()
+    _reconnect_broker()
     try:
         yield
     finally:
         celery_app.conf.broker_url = previous
-        fresh_pools()
+        _reconnect_broker()
 
 
 @pytest.fixture

@@ -83,6 +83,25 @@ def test_priority_class_warnings() -> None:
     assert "huge" in text and "system-mine" in text
 
 
+def test_a_missing_global_default_warns_only_when_a_pod_lacks_a_priority() -> None:
+    with_priorities = [
+        {"kind": "Pod", "metadata": {"name": "a"}, "spec": {"priority": 5, "containers": []}},
+        {
+            "kind": "Pod",
+            "metadata": {"name": "b"},
+            "spec": {"priorityClassName": "gold", "containers": []},
+        },
+        make_priority_class("gold", 100),
+    ]
+    assert not any("globalDefault" in w for w in load_cluster(with_priorities).warnings)
+    bare = {"kind": "Pod", "metadata": {"name": "c"}, "spec": {"containers": []}}
+    warnings = load_cluster([*with_priorities, bare]).warnings
+    assert (
+        "no globalDefault PriorityClass: 1 pod without a priority or a class gets priority 0"
+        in warnings
+    )
+
+
 def test_global_default_lowest_value_applies() -> None:
     cluster = load_cluster(
         as_list(

@@ -84,11 +84,17 @@ def test_it_accepts_a_yaml_manifest(api: APIClient, demo_snapshot: Any) -> None:
                 "pod": {
                     "kind": "Pod",
                     "metadata": {"name": "x"},
-                    "spec": {"priorityClassName": "gold"},
+                    "spec": {"priorityClassName": "gold", "containers": [{"name": "c"}]},
                 }
             },
             "pod",
             "no PriorityClass with name gold was found",
+        ),
+        # The API server refuses a Pod without containers; so does the analysis.
+        (
+            {"pod": {"kind": "Pod", "metadata": {"name": "x"}, "spec": {}}},
+            "pod",
+            "spec.containers: Required value",
         ),
     ],
 )

@@ -36,7 +36,7 @@ def test_a_cat_3_pod_preempts_and_the_answer_is_shared_then_revoked(
     page.get_by_role("button", name="Load the demo snapshot").click()
     page.wait_for_selector("#snapshot-status")
     page.click("#whatif-tab")
-    page.get_by_role("link", name="Fill a short form").click()
+    page.click("label[for=mode-form]")
 
     page.fill("#id_name", "orange-0")
     page.select_option("#id_priority_class", "cat-3")

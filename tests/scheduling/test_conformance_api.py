@@ -21,7 +21,11 @@ from scheduling import services
 from scheduling.engine import InvalidInput, analyze
 
 ROOT = Path(__file__).resolve().parents[2]
-VECTOR_DIRS = [ROOT / "tests" / "conformance" / "vectors", Path("/work/shared/conformance/vectors")]
+# The repository's own vectors, else the shared ones beside the repository (../shared).
+VECTOR_DIRS = [
+    ROOT / "tests" / "conformance" / "vectors",
+    ROOT.parent / "shared" / "conformance" / "vectors",
+]
 VECTOR_DIR = next((d for d in VECTOR_DIRS if d.is_dir() and any(d.glob("*.json"))), VECTOR_DIRS[0])
 VECTORS = sorted(VECTOR_DIR.glob("*.json"))
 

@@ -108,7 +108,8 @@ def test_it_stores_exactly_what_the_engine_answers(
     expected = analyze(demo_objects(), cat3_pod)
     assert analysis.status == AnalysisStatus.DONE
     assert analysis.result == expected.to_dict()
-    assert analysis.details == expected.details()
+    assert analysis.explained == expected.explanation
+    assert analysis.explanation["schema_version"] == 2
     assert analysis.outcome == "preempts"
     assert analysis.engine_version == ENGINE_VERSION
     assert analysis.started_at is not None and analysis.finished_at is not None
@@ -121,40 +122,51 @@ def test_it_describes_the_chosen_node_and_its_victims(
 ) -> None:
     analysis = services.analysis_create(snapshot=demo_snapshot, pod=cat3_pod)
     analysis = services.analysis_run(analysis_id=analysis.pk)
-    view = analysis.node_view
-    assert view["node"] == analysis.result["node"]
-    assert [v["key"] for v in view["victims"]] == analysis.result["victims"]
-    assert view["preemptor_requests"] == {"cpu": 1000, "memory": 2 * 1024**3}
-    victim = view["victims"][0]
+    ex = analysis.explained
+    assert ex is not None and ex.chosen_node is not None
+    assert ex.chosen_node.node == ex.node
+    assert [v.key for v in ex.victim_details] == ex.victims
+    assert ex.chosen_node.pod_requests == {"cpu": 1000, "memory": 2 * 1024**3}
+    victim = ex.victim_details[0]
     # The demo's cat-1 apps run 1 CPU / 2Gi Guaranteed pods owned by ReplicaSets,
     # each app guarded by a PDB named after it.
-    assert victim["priority"] == 10000 and victim["priority_class"] == "cat-1"
-    assert victim["qos_class"] == "Guaranteed"
-    assert victim["requests"] == {"cpu": 1000, "memory": 2 * 1024**3}
-    assert victim["owner"].startswith("ReplicaSet/")
-    app = victim["name"].split("-")[0]
-    assert victim["pdbs"] == [f"default/{app}-pdb"]
-    assert view["allocatable"]["cpu"] == 3500
+    assert victim.priority == 10000 and victim.priority_class == "cat-1"
+    assert victim.qos_class == "Guaranteed"
+    assert victim.requests == {"cpu": 1000, "memory": 2 * 1024**3}
+    assert victim.owner is not None and victim.owner.startswith("ReplicaSet/")
+    app = victim.name.split("-")[0]
+    assert [p.pdb for p in victim.pdbs] == [f"default/{app}-pdb"]
+    assert ex.chosen_node.allocatable["cpu"] == 3500
 
 
-def test_the_node_view_totals_the_running_pods_of_the_chosen_node(
+def test_the_chosen_node_totals_its_running_pods_before_and_after(
     demo_snapshot: Any, cat3_pod: dict[str, Any]
 ) -> None:
     analysis = services.analysis_create(snapshot=demo_snapshot, pod=cat3_pod)
     analysis = services.analysis_run(analysis_id=analysis.pk)
-    view = analysis.node_view
-    cluster = services.snapshot_load(snapshot=demo_snapshot)[0].cluster
+    ex = analysis.explained
+    assert ex is not None and ex.chosen_node is not None
+    view = ex.chosen_node
+    cluster = services.snapshot_load(snapshot=demo_snapshot)[0]
     running = [
         p
         for p in cluster.pods
-        if p.node_name == view["node"] and p.phase not in ("Succeeded", "Failed")
+        if p.node_name == view.node and p.phase not in ("Succeeded", "Failed")
     ]
     want: dict[str, int] = {}
     for p in running:
         for k, v in p.requests.items():
             want[k] = want.get(k, 0) + v
-    assert view["pod_count"] == len(running) > 0
-    assert view["requested"] == want
+    assert view.pod_count_before == len(running) > 0
+    assert view.requested_before == want
+    # After: the victims gone, the pod bound.
+    assert view.pod_count_after == len(running) - len(ex.victims) + 1
+    gone = [p for p in running if p.key in set(ex.victims)]
+    for k in ("cpu", "memory"):
+        assert (
+            view.requested_after[k]
+            == want[k] - sum(p.requests.get(k, 0) for p in gone) + (view.pod_requests[k])
+        )
 
 
 def test_a_second_what_if_on_the_same_snapshot_skips_the_load(

@@ -36,9 +36,10 @@ def test_it_prints_a_readable_report(files: tuple[Path, Path]) -> None:
     out = StringIO()
     call_command("whatif", str(files[0]), str(files[1]), stdout=out)
     text = out.getvalue()
-    assert "preempts on node-1" in text
-    assert "victim default/pod-prio2" in text
-    assert "Event: 0/1 nodes are available: 1 Insufficient cpu." in text
+    assert text.startswith("default/pending-prio10 (priority 10): Preempts 1 pod on node-1.\n")
+    assert "It evicts default/pod-prio2 (no PodDisruptionBudget covers them)" in text
+    assert "\n  default/pod-prio2  priority 2 (" in text
+    assert "Event FailedScheduling: 0/1 nodes are available: 1 Insufficient cpu." in text
 
 
 def test_it_reports_bad_input_without_traceback(files: tuple[Path, Path], tmp_path: Path) -> None:

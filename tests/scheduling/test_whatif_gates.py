@@ -63,7 +63,7 @@ def test_a_tripped_gate_fails_the_job_with_a_one_line_reason(
     assert run.returncode == GATE_FAILED
     assert says in run.stderr
     assert len(run.stderr.strip().splitlines()) == 1
-    assert "would preempt" in run.stdout or "preempts on node-5" in run.stdout
+    assert "Preempts 1 pod on node-5." in run.stdout
 
 
 @pytest.mark.parametrize(
@@ -167,11 +167,12 @@ def test_markdown_is_a_pull_request_comment(files: tuple[Path, Path]) -> None:
         )
     assert err.value.returncode == GATE_FAILED
     md = out.getvalue()
-    assert md.startswith("### preemptlab what-if on `demo.json`")
-    assert "**`default/orange-0` would preempt 1 pod on `node-5`.**" in md
+    assert md.startswith("### preemptlab: `default/orange-0` on `demo.json`")
+    assert "**Preempts 1 pod on node-5.** It evicts default/purple-" in md
     assert (
         "- :x: --protect cat-1: default/orange-0 would preempt 1 pod of protected class cat-1" in md
     )
-    assert "| Pod | Priority | Class |" in md
-    assert "| 10000 | cat-1 |" in md
-    assert "<details><summary>Candidate nodes, best first</summary>" in md
+    assert "| Pod | Priority | Class | Requests | PodDisruptionBudget |" in md
+    assert "| 10000 | cat-1 | cpu 1, memory 2Gi | default/purple-pdb |" in md
+    assert "<details><summary>Tie-break: 5 candidate nodes</summary>" in md
+    assert "| `node-4` | 0 | 10000 | 10000 | 1 | 2025-01-06T10:40:00Z | out at Start time |" in md

@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from clusters import services
+from clusters.ingest.scrub import scrub_report_lines
 
 
 class Command(BaseCommand):
@@ -47,5 +48,15 @@ class Command(BaseCommand):
                 f"({snapshot.duration_ms} ms)."
             )
         )
+        # What was taken out on the way in, as the snapshot's page lists it.
+        removed = scrub_report_lines(snapshot.scrubbed)
+        self.stdout.write(
+            "Removed on ingest: "
+            + ("; ".join(removed) if removed else "nothing needed removing")
+            + "."
+        )
+        if snapshot.skipped:
+            skipped = ", ".join(f"{n:,} {kind}" for kind, n in snapshot.skipped.items())
+            self.stdout.write(f"Skipped kinds: {skipped}.")
         for warning in snapshot.warnings:
             self.stdout.write(self.style.WARNING(f"warning: {warning}"))

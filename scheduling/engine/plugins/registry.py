@@ -9,7 +9,8 @@ listed here as soon as its module exists (see ``_optional``).
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 from . import names
 from .imagelocality import ImageLocality
@@ -20,7 +21,12 @@ from .noderesources import BalancedAllocation, Fit
 from .nodeunschedulable import NodeUnschedulable
 from .tainttoleration import TaintToleration
 
-PluginClass = Any
+if TYPE_CHECKING:
+    from ..framework import Handle, Plugin
+
+# A plugin class: built with the handle (New(ctx, args, handle) in Go).
+PluginFactory = Callable[["Handle"], "Plugin"]
+PluginClass = PluginFactory
 
 
 def _optional(module: str, cls: str) -> PluginClass | None:
@@ -31,7 +37,7 @@ def _optional(module: str, cls: str) -> PluginClass | None:
         if e.name != f"{__package__}.{module}":
             raise
         return None
-    return getattr(mod, cls)
+    return cast(PluginClass, getattr(mod, cls))
 
 
 # name -> class; InterPodAffinity and PodTopologySpread are looked up by these names:
@@ -78,4 +84,9 @@ POD_DEPENDENT_FILTERS = frozenset(
 
 
 def default_plugins() -> list[tuple[str, PluginClass]]:
-    return [(n, REGISTRY[n]) for n in DEFAULT_PROFILE if REGISTRY.get(n) is not None]
+    out: list[tuple[str, PluginClass]] = []
+    for n in DEFAULT_PROFILE:
+        factory = REGISTRY.get(n)
+        if factory is not None:
+            out.append((n, factory))
+    return out

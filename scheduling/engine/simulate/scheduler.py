@@ -33,10 +33,11 @@ from ..plugins import names
 from ..plugins.podtopologyspread import PodTopologySpread
 from ..preemption.evaluator import PreemptionResult, preempt
 from ..runtime import Framework
-from ..schedule import HOST_SCORED, Diagnosis, ScheduleResult, schedule_pod
+from ..schedule import HOST_NOMINATED, HOST_SCORED, Diagnosis, ScheduleResult, schedule_pod
 from .controllers import ControllerManager
 from .hints import Event, QueueingHints
 from .queue import QueuedPodInfo, SchedulingQueue, Where
+from .replicas import ReplicaCache, cacheable, template_key
 from .result import (
     ChoiceKind,
     ChoicePoint,
@@ -97,6 +98,7 @@ class Scheduler:
         recreate_victims: bool,
         cycle_limit: int | None,
         on_cycle: Callable[[int], None] | None,
+        reuse_answers: bool = True,
     ) -> None:
         self.base = base
         self.state = ClusterState(base)
@@ -112,6 +114,9 @@ class Scheduler:
         self.flushes = 0
         self.progress_since_flush = True
         self.bound_copy: dict[str, Pod] = {}  # pending pod key -> the running pod
+        # Answers per pod template, reused while their nodes do not change.
+        self.reuse = reuse_answers
+        self.caches: dict[tuple[object, ...], ReplicaCache] = {}
 
     # Submission --------------------------------------------------------------
     def submit(self, pods: Sequence[Mapping[str, Any]]) -> None:
@@ -180,11 +185,14 @@ class Scheduler:
     def scheduling_cycle(self, pod: Pod) -> CycleOutcome:
         fw = self.framework
         cycle_state = CycleState()
-        sched = schedule_pod(fw, cycle_state, pod)
+        sched, cache = self.schedule_pod(cycle_state, pod)
+        if sched is None:
+            cycle_state = CycleState()
+            sched = schedule_pod(fw, cycle_state, pod)
         if sched.host is not None:
             return CycleOutcome(sched, None, "")
         diagnosis = sched.diagnosis
-        pre = preempt(fw, cycle_state, pod, diagnosis)
+        pre = preempt(fw, cycle_state, pod, diagnosis, cache.dry_runs if cache else None)
         post = "" if pre.chosen is not None else post_filter_message(pre.message)
         message = fit_error_message(
             len(self.state.nodes),
@@ -194,6 +202,38 @@ class Scheduler:
             post,
         )
         return CycleOutcome(sched, pre, message)
+
+    def schedule_pod(
+        self, cs: CycleState, pod: Pod
+    ) -> tuple[ScheduleResult | None, ReplicaCache | None]:
+        """schedulePod the quick way where it gives the same answer: a feasible nominated
+        node taken without looking at the others (as the real scheduler does), and
+        node-local answers reused from earlier replicas. (None, None): take the plain path."""
+        fw = self.framework
+        nodes = self.state.node_infos
+        pre_res, status, _ = fw.run_pre_filter(cs, pod, nodes)
+        if not status.is_success() or (pre_res is not None and not pre_res.all_nodes()):
+            return None, None
+        if pod.nominated_node_name:
+            ni = self.state.node_info_by_name.get(pod.nominated_node_name)
+            if ni is None or not fw.run_filter_with_nominated_pods(cs, pod, ni).is_success():
+                return None, None
+            # evaluateNominatedNode passed: the other nodes are not even filtered.
+            result = ScheduleResult(feasible=[ni], diagnosis=Diagnosis())
+            result.host, result.host_selection = ni.name, HOST_NOMINATED
+            result.top_nodes = [ni.name]
+            return result, None
+        if not self.reuse or not cacheable(cs, fw):
+            return None, None
+        for pl in fw.pre_score_plugins:
+            if pl.pre_score(cs, pod, nodes).is_skip():
+                cs.skip_score_plugins.add(pl.name)
+        cache = self.caches.get(template_key(pod))
+        if cache is None:
+            cache = self.caches[template_key(pod)] = ReplicaCache(self.state)
+        if not cache.can_score(fw, cs):
+            return None, None
+        return cache.schedule(fw, cs, pod), cache
 
     # Binding -----------------------------------------------------------------
     def bind(self, p: QueuedPodInfo, sched: ScheduleResult) -> None:
@@ -320,9 +360,13 @@ def simulate(
     cycle_limit: int | None = None,
     config: EngineConfig | None = None,
     on_cycle: Callable[[int], None] | None = None,
+    reuse_answers: bool = True,
 ) -> Simulation:
     """Play kube-scheduler's scheduling loop over ``pods`` (pending Pods in submission
-    order) on the cluster, until nothing can make progress. Never mutates the cluster."""
+    order) on the cluster, until nothing can make progress. Never mutates the cluster.
+
+    ``reuse_answers=False`` recomputes every node in every cycle (the same answers,
+    slower: the tests compare the two)."""
     base = (
         cluster_or_objects
         if isinstance(cluster_or_objects, Cluster)
@@ -336,6 +380,7 @@ def simulate(
         recreate_victims=recreate_victims,
         cycle_limit=cycle_limit,
         on_cycle=on_cycle,
+        reuse_answers=reuse_answers,
     )
     scheduler.submit(pods)
     return scheduler.run()

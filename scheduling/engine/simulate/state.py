@@ -25,28 +25,28 @@ class ClusterState(Cluster):
         self.node_infos = list(base.node_infos)
         self.node_info_by_name = dict(base.node_info_by_name)
         self.nominated = defaultdict(list, {n: list(p) for n, p in base.nominated.items() if p})
-        self._index_of = {ni.name: i for i, ni in enumerate(self.node_infos)}
+        self.index_of = {ni.name: i for i, ni in enumerate(self.node_infos)}
         self._owned: set[str] = set()
         # uid -> node of every pending pod this run nominated (the nominator's own map).
         self.nomination_of: dict[str, str] = {
             p.uid: n for n, pods in self.nominated.items() for p in pods
         }
-        # Bumped whenever a node's pods or the pods nominated to it change: an answer
-        # computed for a node at one version holds until the version moves.
-        self.node_version: dict[str, int] = {}
+        # Every node whose pods, or the pods nominated to it, changed, in order: an
+        # answer computed for a node holds until the node shows up here again.
+        self.changes: list[str] = []
 
     # Nodes -------------------------------------------------------------------
     def _writable(self, node_name: str) -> NodeInfo:
         ni = self.node_info_by_name[node_name]
         if node_name not in self._owned:
             ni = ni.clone()
-            self.node_infos[self._index_of[node_name]] = ni
+            self.node_infos[self.index_of[node_name]] = ni
             self.node_info_by_name[node_name] = ni
             self._owned.add(node_name)
         return ni
 
     def _touch(self, node_name: str) -> None:
-        self.node_version[node_name] = self.node_version.get(node_name, 0) + 1
+        self.changes.append(node_name)
 
     def bind(self, pod: Pod, node_name: str) -> None:
         """``pod`` (a bound copy: spec.nodeName set) runs on the node from now on."""

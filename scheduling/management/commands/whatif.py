@@ -4,7 +4,6 @@ would do with POD, with gates that fail a CI job (exit status 1, one line of rea
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +11,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from clusters.selectors import snapshot_find, snapshot_objects
 from scheduling import gates
-from scheduling.engine import Cluster, InvalidInput, Result, analyze, load_cluster, read_documents
+from scheduling.engine import Cluster, InvalidInput, analyze, load_cluster, read_documents
 from scheduling.markdown_report import render_markdown
+from scheduling.report import render_text
 
 
 class GateFailed(CommandError):
@@ -26,61 +26,6 @@ def _read(path: str) -> list[dict[str, Any]]:
     except OSError as e:
         raise CommandError(f"{path}: {e.strerror}", returncode=gates.BAD_INPUT) from None
     return read_documents(data, Path(path).name)
-
-
-def render_text(result: Result) -> str:
-    r = result.to_dict()
-    lines: list[str] = []
-    who = (
-        f"{r['pod']} (priority {r['priority']}"
-        + (f", class {r['priority_class']}" if r["priority_class"] else "")
-        + ")"
-    )
-    if r["outcome"] == "fits":
-        lines.append(f"{who} fits: it would be bound to {r['node']} ({result.host_selection}).")
-        lines.append(f"Feasible nodes: {len(r['feasible_nodes'])} of {result.num_nodes}.")
-        if result.top_scored_nodes:
-            lines.append(
-                f"Top score {result.totals[result.top_scored_nodes[0]]}: {', '.join(result.top_scored_nodes)}"
-            )
-    elif r["outcome"] == "preempts":
-        lines.append(
-            f"{who} preempts on {r['node']}: {len(r['victims'])} victim(s), {r['pdb_violations']} PDB violation(s)."
-        )
-        for v in r["victims"]:
-            lines.append(f"  victim {v}")
-    else:
-        lines.append(f"{who} is unschedulable; preemption does not help.")
-        if not r["eligible"]:
-            lines.append(f"  {r['ineligible_reason']}")
-    if r["candidates"]:
-        lines.append("")
-        lines.append("Candidates (best first):")
-        lines.append(
-            f"  {'node':30} {'pdb':>4} {'highest':>11} {'sum':>12} {'victims':>7}  {'earliest start':20}  eliminated by"
-        )
-        for c in r["candidates"]:
-            lines.append(
-                f"  {c['node']:30} {c['pdb_violations']:>4} {c['highest_victim_priority']:>11} {c['priority_sum']:>12} "
-                f"{c['victim_count']:>7}  {c['highest_victims_earliest_start'] or '-':20}  {c['eliminated_by'] or 'chosen'}"
-            )
-    if len(r["tied_nodes"]) > 1:
-        lines.append(f"Tied after every criterion: {', '.join(r['tied_nodes'])}")
-    if r["rejected_nodes"]:
-        groups: dict[str, list[str]] = defaultdict(list)
-        for n in r["rejected_nodes"]:
-            groups[", ".join(n["reasons"]) or "-"].append(n["node"])
-        lines.append("")
-        lines.append("Rejected nodes:")
-        for reason, nodes in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-            shown = ", ".join(nodes[:5]) + (f" and {len(nodes) - 5} more" if len(nodes) > 5 else "")
-            lines.append(f"  {len(nodes)} x {reason}: {shown}")
-    if r["message"]:
-        lines.append("")
-        lines.append(f"Event: {r['message']}")
-    for w in result.warnings:
-        lines.append(f"Warning: {w}")
-    return "\n".join(lines)
 
 
 class Command(BaseCommand):
@@ -184,15 +129,16 @@ class Command(BaseCommand):
             result = analyze(cluster, pods[0])
         except InvalidInput as e:
             raise CommandError(str(e), returncode=gates.BAD_INPUT) from None
-        failed = gates.failures(chosen, result)
+        failed = gates.failures(chosen, result.explanation)
         if options["format"] == "json":
             self.stdout.write(json.dumps(result.to_dict(), indent=2))
         elif options["format"] == "markdown":
             self.stdout.write(
-                render_markdown(result, snapshot=snapshot_name, gate_failures=failed), ending=""
+                render_markdown(result.explanation, snapshot=snapshot_name, gate_failures=failed),
+                ending="",
             )
         else:
-            self.stdout.write(render_text(result))
+            self.stdout.write(render_text(result.explanation))
         if failed:
             # One line a CI log shows as the reason; the exit status fails the job.
             raise GateFailed("; ".join(failed), returncode=gates.GATE_FAILED)

@@ -1,0 +1,214 @@
+"""SelectVictimsOnNode: remove every lower-priority pod, check the pod fits, then
+reprieve as many as possible (PDB-violating ones first, most important first).
+
+The algorithm is written once (``select_victims``) over a ``VictimSimulation``: what
+the node looks like as pods leave and come back. Two simulations exist: the general
+one (a NodeInfo copy, every filter with the nominated pods, the PreFilter
+extensions), and the resources-only one (integer bookkeeping), which gives the same
+answer whenever NodeResourcesFit is the only filter that reads the node's pods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from ..cluster import Cluster, NodeInfo
+from ..framework import SUCCESS, Code, CycleState, Status
+from ..objects import Pod
+from ..plugins import names
+from ..plugins.noderesources import fit_requests, fits_request
+
+if TYPE_CHECKING:
+    from ..runtime import Framework
+
+ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
+NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
+
+
+def importance_key(pod: Pod) -> tuple[int, int]:
+    """Sort key for util.MoreImportantPod: higher priority first, then earlier start."""
+    return (-pod.priority, pod.start_ns)
+
+
+def is_preemption_allowed(victim: Pod, preemptor: Pod) -> bool:
+    return victim.priority < preemptor.priority
+
+
+def filter_pods_with_pdb_violation(
+    cluster: Cluster, pods: Sequence[Pod]
+) -> tuple[list[Pod], list[Pod]]:
+    """filterPodsWithPDBViolation: budgets decrement per matched pod (unless already in
+    disruptedPods); a pod is violating once a matched budget goes below zero."""
+    allowed: dict[int, int] = {}
+    pdbs = cluster.pdbs
+    violating: list[Pod] = []
+    non_violating: list[Pod] = []
+    for pod in pods:
+        violated = False
+        for i in cluster.pdbs_for_pod(pod):
+            pdb = pdbs[i]
+            if pod.name in pdb.disrupted_pods:
+                continue
+            left = allowed.get(i, pdb.disruptions_allowed) - 1
+            allowed[i] = left
+            if left < 0:
+                violated = True
+        (violating if violated else non_violating).append(pod)
+    return violating, non_violating
+
+
+class Victims:
+    """extenderv1.Victims: the pods to evict and how many of them break a budget."""
+
+    __slots__ = ("num_pdb_violations", "pods", "violating")
+
+    def __init__(self, pods: list[Pod], num_pdb_violations: int, violating: list[Pod]) -> None:
+        self.pods = pods
+        self.num_pdb_violations = num_pdb_violations
+        self.violating = violating
+
+
+class VictimSimulation(Protocol):
+    """The node as SelectVictimsOnNode changes it, one pod at a time."""
+
+    def remove(self, pod: Pod) -> Status:
+        """Take the pod off the node (a non-success status aborts the selection)."""
+        ...
+
+    def add(self, pod: Pod) -> Status:
+        """Put the pod back on the node."""
+        ...
+
+    def fits(self) -> bool:
+        """Whether the pending pod passes the filters on the node as it is now."""
+        ...
+
+    def status(self) -> Status:
+        """The filter status of the pending pod on the node as it is now."""
+        ...
+
+
+class NodeInfoSimulation:
+    """The general case: a NodeInfo copy, the PreFilter extensions, every filter."""
+
+    def __init__(self, fw: Framework, state: CycleState, pod: Pod, node_info: NodeInfo) -> None:
+        self.fw = fw
+        self.state = state
+        self.pod = pod
+        self.node_info = node_info.clone()
+
+    def remove(self, pod: Pod) -> Status:
+        self.node_info.remove_pod(pod)
+        return self.fw.run_remove_pod(self.state, self.pod, pod, self.node_info)
+
+    def add(self, pod: Pod) -> Status:
+        self.node_info.add_pod(pod)
+        return self.fw.run_add_pod(self.state, self.pod, pod, self.node_info)
+
+    def status(self) -> Status:
+        return self.fw.run_filter_with_nominated_pods(self.state, self.pod, self.node_info)
+
+    def fits(self) -> bool:
+        return self.status().is_success()
+
+
+class ResourcesOnlySimulation:
+    """When NodeResourcesFit is the only filter reading the node's pods: the node's
+    requested totals and pod count (nominated pods of higher or equal priority
+    included) as plain integers, no NodeInfo copy."""
+
+    def __init__(self, fw: Framework, pod: Pod, node_info: NodeInfo) -> None:
+        self.node_info = node_info
+        self.requests = fit_requests(pod)
+        self.alloc = node_info.node.allocatable
+        self.max_pods = self.alloc.get("pods", 0)
+        self.used = dict(node_info.requested)
+        self.count = len(node_info.pods)
+        for np in fw.ge_nominated_pods(pod, node_info.name):
+            self.add(np)
+
+    def remove(self, pod: Pod) -> Status:
+        self.count -= 1
+        used = self.used
+        for k, v in pod.requests.items():
+            used[k] -= v
+        return SUCCESS
+
+    def add(self, pod: Pod) -> Status:
+        self.count += 1
+        used = self.used
+        for k, v in pod.requests.items():
+            used[k] = used.get(k, 0) + v
+        return SUCCESS
+
+    def fits(self) -> bool:
+        if self.count + 1 > self.max_pods:
+            return False
+        alloc, used = self.alloc, self.used
+        return all(want <= alloc.get(k, 0) - used.get(k, 0) for k, want in self.requests)
+
+    def status(self) -> Status:
+        if self.fits():
+            return SUCCESS
+        # Only on the way out: NodeResourcesFit's own reasons for the node as it is now.
+        probe = self.node_info.clone()
+        probe.pods = [None] * self.count  # type: ignore[list-item]
+        probe.requested = self.used
+        reasons = fits_request(self.requests, probe)
+        code = (
+            Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+            if any(r.unresolvable for r in reasons)
+            else Code.UNSCHEDULABLE
+        )
+        return Status(code, *(r.reason for r in reasons), plugin=names.NODE_RESOURCES_FIT)
+
+
+def select_victims(
+    sim: VictimSimulation, cluster: Cluster, potential: list[Pod]
+) -> tuple[Victims | None, Status]:
+    """The body of SelectVictimsOnNode over ``potential`` (the node's lower-priority pods)."""
+    for p in potential:
+        s = sim.remove(p)
+        if not s.is_success():
+            return None, s
+    status = sim.status()
+    if not status.is_success():
+        return None, status
+    potential.sort(key=importance_key)
+    violating, non_violating = filter_pods_with_pdb_violation(cluster, potential)
+    victims: list[Pod] = []
+    violating_victims: list[Pod] = []
+    # reprievePod: put each back; if the pod no longer fits, it stays a victim.
+    for group in (violating, non_violating):
+        for p in group:
+            s = sim.add(p)
+            if not s.is_success():
+                return None, s
+            if not sim.fits():
+                s = sim.remove(p)
+                if not s.is_success():
+                    return None, s
+                victims.append(p)
+                if group is violating:
+                    violating_victims.append(p)
+    if violating and non_violating:
+        # Each group was reprieved in importance order; the victims are listed in it too.
+        victims.sort(key=importance_key)
+    return Victims(victims, len(violating_victims), violating_victims), Status()
+
+
+def select_victims_on_node(
+    fw: Framework, state: CycleState, pod: Pod, node_info: NodeInfo, fast: bool
+) -> tuple[Victims | None, Status]:
+    """SelectVictimsOnNode on ``node_info`` (left untouched); ``fast`` takes the
+    resources-only simulation. ``state`` is changed in the general case: pass a copy."""
+    potential = [p for p in node_info.pods if is_preemption_allowed(p, pod)]
+    if not potential:
+        return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, ERR_NO_VICTIMS)
+    sim: VictimSimulation = (
+        ResourcesOnlySimulation(fw, pod, node_info)
+        if fast
+        else NodeInfoSimulation(fw, state, pod, node_info)
+    )
+    return select_victims(sim, fw.handle.cluster, potential)

@@ -1,0 +1,102 @@
+"""The plain-text report of ``manage.py whatif --format text``.
+
+It says what the result page says, in the same words and with the same counts:
+the sentences, the score table, the tie-break criteria and the groups of other
+nodes all come from ``presenters`` over the same Explanation.
+"""
+
+from __future__ import annotations
+
+from scheduling import presenters
+from scheduling.engine import Explanation, Outcome
+
+# Nodes listed by name per group; the rest are counted.
+NODES_PER_GROUP = 5
+
+
+def _table(header: list[str], rows: list[list[str]], *, numeric_from: int = 1) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            c.rjust(w) if i >= numeric_from else c.ljust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    return [line(header), *(line(r) for r in rows)]
+
+
+def render_text(ex: Explanation) -> str:
+    lines: list[str] = []
+    who = f"{ex.pod} (priority {ex.priority}" + (
+        f", class {ex.priority_class})" if ex.priority_class else ")"
+    )
+    lines.append(f"{who}: {presenters.outcome_sentence(ex)}")
+    lines.append(presenters.why_sentence(ex))
+    for notice in presenters.input_notices(ex):
+        lines.append(f"Notice: {notice}")
+    lines.append(f"Nodes that fit as they stand: {len(ex.feasible_nodes)} of {ex.num_nodes}.")
+
+    table = presenters.score_table(ex)
+    if table is not None:
+        lines += ["", "Scores (highest total first):"]
+        rows = [
+            [r.node + (" *" if r.top else ""), *(str(s) for s in r.scores), str(r.total)]
+            for r in table.rows
+        ]
+        lines += ["  " + row for row in _table(["Node", *table.plugins, "Total"], rows)]
+        if table.tie:
+            lines.append(f"  * {table.tie}.")
+        if table.more:
+            lines.append(f"  {presenters.plural(table.more, 'more node')} with lower totals.")
+
+    if ex.outcome == Outcome.PREEMPTS:
+        lines += ["", f"Victims on {ex.node}:"]
+        for row in presenters.victim_rows(ex):
+            v = row.victim
+            if v.missing:
+                lines.append(f"  {v.key}  not found in the snapshot")
+                continue
+            budget = "violated" if v.violates_pdb else "allows it"
+            pdbs = ", ".join(f"{p.pdb} ({budget})" for p in v.pdbs) or "no PodDisruptionBudget"
+            klass = ", ".join(x for x in (v.priority_class, v.qos_class, v.owner) if x)
+            lines.append(
+                f"  {v.key}  priority {v.priority} ({klass})  {row.requests_text}  "
+                f"started {v.start_time or '-'}  {pdbs}"
+            )
+
+    if ex.candidates:
+        lines += ["", "Candidates (best first):"]
+        rows = [
+            [
+                r.node,
+                *("-" if c.value is None else str(c.value) for c in r.cells),
+                "chosen"
+                if r.winner
+                else f"out at {r.eliminated_by.label if r.eliminated_by else ''}",
+            ]
+            for r in presenters.candidate_rows(ex.candidates)
+        ]
+        header = ["Node", *(c.label for c in presenters.CRITERION_COLUMNS), "Verdict"]
+        lines += ["  " + row for row in _table(header, rows, numeric_from=1)]
+        if len(ex.tied_nodes) > 1:
+            lines.append(f"  Still tied after every criterion: {', '.join(ex.tied_nodes)}.")
+
+    groups = presenters.rejected_groups(ex)
+    if groups:
+        count = sum(g.count for g in groups)
+        other = f" other than {ex.node}" if ex.outcome == Outcome.PREEMPTS else ""
+        lines += ["", f"{presenters.plural(count, 'node')}{other} failed a filter:"]
+        for g in groups:
+            shown = presenters.join_names(g.nodes, limit=NODES_PER_GROUP)
+            lines.append(
+                f"  {presenters.plural(g.count, 'node')}: {g.label} [{g.verdict}]: {shown}"
+            )
+
+    reason, message = presenters.event_message(ex)
+    lines += ["", f"Event {reason}: {message}"]
+    for note in presenters.sampling_notes(ex):
+        lines.append(f"Note: {note}")
+    for w in ex.warnings:
+        lines.append(f"Warning: {w}")
+    return "\n".join(lines)

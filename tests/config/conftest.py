@@ -1,0 +1,1 @@
+from tests.config.served import served  # noqa: F401 - the fixture

@@ -1,0 +1,124 @@
+"""The README's commands, taken from the README itself and run: the REST API example
+against the app as `make run` serves it, the CLI gate example, and the GitHub Actions
+and GitLab CI snippets (their run/script steps)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from clusters.demo import demo_cat3_pod, demo_objects
+from tests.config.served import PORT, ROOT, served_env
+
+README = (ROOT / "README.md").read_text()
+
+
+def readme_block(name: str) -> str:
+    """The fenced block right after the README's `<!-- readme-test: NAME -->` marker."""
+    m = re.search(rf"<!-- readme-test: {name} -->\n```\w*\n(.*?)```", README, re.S)
+    assert m, f"the README has no block marked {name}"
+    return m.group(1)
+
+
+def _checkout(tmp_path: Path) -> Path:
+    """A folder that looks like the repository (its entries linked), so files the
+    commands write (whatif.md) stay out of the real one."""
+    work = tmp_path / "checkout"
+    work.mkdir()
+    for entry in ROOT.iterdir():
+        if entry.name not in ("var", ".git"):
+            (work / entry.name).symlink_to(entry)
+    return work
+
+
+def _bash(script: str, *, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+def _ci_env(tmp_path: Path, extra: dict[str, str]) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DEBUG", "SECRET_KEY", "DATABASE_URL", "REDIS_URL", "TEST_DB_NAME")
+    }
+    return env | {"PREEMPTLAB_VAR_DIR": str(tmp_path / "ci-var")} | extra
+
+
+def test_the_demo_files_are_the_demo() -> None:
+    import json
+
+    assert json.loads((ROOT / "docs" / "demo-snapshot.json").read_text()) == demo_objects()
+    assert yaml.safe_load((ROOT / "docs" / "pod-cat3.yaml").read_text()) == demo_cat3_pod()
+
+
+def test_the_api_example_works_when_pasted(served: tuple[Path, Path]) -> None:
+    var_dir, _ = served
+    env = served_env(var_dir) | {"PORT": str(PORT)}
+    run = _bash(readme_block("api"), cwd=ROOT, env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "preempts node-5 ['default/purple-" in run.stdout, run.stdout + run.stderr
+    # Pasted a second time (the user exists now) it still answers.
+    again = _bash(readme_block("api"), cwd=ROOT, env=env)
+    assert "preempts node-5" in again.stdout, again.stdout + again.stderr
+
+
+def test_the_gate_example_prints_what_the_readme_says(tmp_path: Path) -> None:
+    run = _bash(
+        readme_block("gate"), cwd=_checkout(tmp_path), env=_ci_env(tmp_path, {"SECRET_KEY": "x"})
+    )
+    expected = re.search(
+        r"prints\n\n```\n(.*?)```", README.split("<!-- readme-test: gate -->")[1], re.S
+    )
+    assert expected
+    shown = expected.group(1).splitlines()
+    got = (run.stderr + run.stdout).splitlines()
+    assert len(got) == len(shown)
+    for line, want in zip(got, shown, strict=True):
+        assert line.startswith(want.rstrip("…")), (line, want)
+
+
+def test_the_github_actions_job_passes_and_writes_its_summary(tmp_path: Path) -> None:
+    workflow = yaml.safe_load(readme_block("github"))
+    job = workflow["jobs"]["whatif"]
+    summary = tmp_path / "summary.md"
+    env = _ci_env(tmp_path, {**job["env"], "GITHUB_STEP_SUMMARY": str(summary)})
+    work = _checkout(tmp_path)
+    steps = [step["run"] for step in job["steps"] if "run" in step]
+    assert any("manage.py whatif" in s for s in steps)
+    for step in steps:
+        run = _bash(step, cwd=work, env=env)
+        assert run.returncode == 0, (step, run.stdout, run.stderr)
+    assert "**Preempts 1 pod on node-5.**" in summary.read_text()
+
+
+def test_the_gitlab_job_passes_and_keeps_its_report(tmp_path: Path) -> None:
+    job = yaml.safe_load(readme_block("gitlab"))["preemption-gate"]
+    env = _ci_env(tmp_path, dict(job["variables"]))
+    work = _checkout(tmp_path)
+    for line in job["script"]:
+        run = _bash(line, cwd=work, env=env)
+        assert run.returncode == 0, (line, run.stdout, run.stderr)
+    (report,) = job["artifacts"]["paths"]
+    assert "**Preempts 1 pod on node-5.**" in (work / report).read_text()
+
+
+@pytest.mark.parametrize("gate", ["--fail-on-preempt", "--fail-on-victim-priority-above 5000"])
+def test_the_ci_job_fails_when_a_gate_trips(tmp_path: Path, gate: str) -> None:
+    job = yaml.safe_load(readme_block("gitlab"))["preemption-gate"]
+    env = _ci_env(tmp_path, dict(job["variables"]))
+    step = next(line for line in job["script"] if "manage.py whatif" in line)
+    run = _bash(step.replace("--fail-on-pdb-violation", gate), cwd=_checkout(tmp_path), env=env)
+    assert run.returncode == 1
+    assert run.stderr.startswith("GateFailed: ") and len(run.stderr.splitlines()) == 1
+
+
+def test_the_tour_screenshot_is_in_the_repository() -> None:
+    (image,) = re.findall(r"!\[[^\]]*\]\((docs/[^)]+\.png)\)", README)
+    assert (ROOT / image).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
