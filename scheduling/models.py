@@ -24,8 +24,7 @@ from scheduling.explanations import explanation_load
 
 class AnalysisQuerySet(models.QuerySet["Analysis"]):
     def visible_to(self, user: Any) -> AnalysisQuerySet:
-        if getattr(user, "is_staff", False):
-            return self
+        # Staff included: everyone sees their own; the admin site shows everything.
         if not getattr(user, "is_authenticated", False):
             return self.none()
         return self.filter(snapshot__owner=user)
