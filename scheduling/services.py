@@ -14,6 +14,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -22,7 +23,13 @@ from clusters.selectors import snapshot_objects
 from config.faults import BrokerUnavailable, publish
 from config.leases import lease_heartbeat, lease_release_fields
 from scheduling import cluster_cache
-from scheduling.constants import MAX_MANIFEST_BYTES, AnalysisSource, AnalysisStatus
+from scheduling.constants import (
+    MAX_MANIFEST_BYTES,
+    AnalysisKind,
+    AnalysisSource,
+    AnalysisStatus,
+    Outcome,
+)
 from scheduling.engine import (
     ENGINE_VERSION,
     Cluster,
@@ -30,8 +37,17 @@ from scheduling.engine import (
     analyze,
     load_cluster,
     read_documents,
+    simulate,
+)
+from scheduling.engine.workload import (
+    TooManyReplicas,
+    Workload,
+    admit,
+    expand_workload,
+    workload_objects,
 )
 from scheduling.models import Analysis, ShareLink
+from scheduling.workloads import WorkloadRun
 
 logger = logging.getLogger(__name__)
 
@@ -61,28 +77,31 @@ class SnapshotNotReady(PodRejected):
 # --- building the pod -------------------------------------------------------------
 
 
-def pod_from_manifest(*, text: str | bytes, source: str = "manifest") -> dict[str, Any]:
-    """The one Pod of a YAML or JSON manifest; PodRejected (field "manifest") otherwise."""
+def manifest_objects(*, text: str | bytes, source: str = "manifest") -> list[Any]:
+    """The objects of a YAML or JSON manifest (several documents, ``List`` items spliced
+    in); PodRejected (field "manifest") when it cannot be read or holds nothing."""
     data = text.encode() if isinstance(text, str) else text
     if not data.strip():
-        raise PodRejected("Paste or upload a Pod manifest.", field="manifest")
+        raise PodRejected("Paste or upload a Pod or workload manifest.", field="manifest")
     if len(data) > MAX_MANIFEST_BYTES:
         raise PodRejected(
             f"The manifest is {len(data):,} bytes; at most {MAX_MANIFEST_BYTES:,} are accepted.",
             field="manifest",
         )
     try:
-        documents = read_documents(data, source)
+        return workload_objects(read_documents(data, source))
     except InvalidInput as e:
         raise PodRejected(str(e), field="manifest") from None
-    objects: list[Any] = []
-    for doc in documents:
-        if doc is None:
-            continue
-        if isinstance(doc, dict) and str(doc.get("kind", "")).endswith("List"):
-            objects.extend(doc.get("items") or [])
-        else:
-            objects.append(doc)
+
+
+def is_single_pod(objects: list[Any]) -> bool:
+    """One Pod is a single-pod what-if (the full explanation); anything else a workload."""
+    return len(objects) == 1 and isinstance(objects[0], dict) and objects[0].get("kind") == "Pod"
+
+
+def pod_from_manifest(*, text: str | bytes, source: str = "manifest") -> dict[str, Any]:
+    """The one Pod of a YAML or JSON manifest; PodRejected (field "manifest") otherwise."""
+    objects = manifest_objects(text=text, source=source)
     if len(objects) != 1:
         raise PodRejected(
             f"The manifest holds {len(objects)} objects; it must hold exactly one Pod.",
@@ -215,6 +234,133 @@ def pod_validate(*, snapshot: Snapshot, pod: Any) -> str:
     return f"{meta.get('namespace') or 'default'}/{meta['name']}"
 
 
+# --- workloads -------------------------------------------------------------------
+
+
+def workload_max_replicas() -> int:
+    return int(settings.PREEMPTLAB_WORKLOAD_MAX_REPLICAS)
+
+
+def workload_expand(*, snapshot: Snapshot, objects: Any, field: str = "objects") -> Workload:
+    """The admitted pending pods of a workload, as the controllers and the API server
+    would create them; PodRejected under ``field`` for anything they would refuse."""
+    if not isinstance(objects, list):
+        raise PodRejected("Must be a list of objects (Pods, Deployments, ...).", field=field)
+    try:
+        workload = expand_workload(objects, max_replicas=workload_max_replicas())
+        classes = load_cluster(_priority_class_objects(snapshot=snapshot))
+        admit(workload, classes.resolver)
+    except TooManyReplicas as e:
+        raise PodRejected(
+            f"{e}. The limit keeps one what-if within what a worker answers in seconds; "
+            "raise it with the PREEMPTLAB_WORKLOAD_MAX_REPLICAS setting (an environment "
+            "variable of the web and worker processes), or simulate fewer replicas.",
+            field=field,
+        ) from None
+    except InvalidInput as e:
+        raise PodRejected(str(e), field=field, engine_field=e.field) from None
+    return workload
+
+
+def analysis_create_workload(
+    *,
+    snapshot: Snapshot,
+    objects: Any,
+    recreate_victims: bool = False,
+    source: str = AnalysisSource.MANIFEST,
+    field: str = "objects",
+) -> Analysis:
+    """A queued workload what-if: the objects expanded and admitted now (bad input is
+    refused before anything is stored), simulated by a worker."""
+    if not snapshot.is_ready:
+        raise SnapshotNotReady(snapshot)
+    workload = workload_expand(snapshot=snapshot, objects=objects, field=field)
+    return _analysis_queue(
+        snapshot=snapshot,
+        kind=AnalysisKind.WORKLOAD,
+        pod={"objects": objects, "pods": workload.pods},
+        pod_key=workload.describe()[:507],
+        recreate_victims=recreate_victims,
+        source=source,
+    )
+
+
+def analysis_create_from_manifest(
+    *,
+    snapshot: Snapshot,
+    text: str | bytes,
+    recreate_victims: bool = False,
+    source: str = AnalysisSource.MANIFEST,
+) -> Analysis:
+    """One Pod: a single-pod what-if; a controller, a List or several documents: a workload."""
+    objects = manifest_objects(text=text)
+    if is_single_pod(objects) and not recreate_victims:
+        return analysis_create(snapshot=snapshot, pod=objects[0], source=source)
+    return analysis_create_workload(
+        snapshot=snapshot,
+        objects=objects,
+        recreate_victims=recreate_victims,
+        source=source,
+        field="manifest",
+    )
+
+
+def workload_simulate(
+    *,
+    cluster: Cluster,
+    objects: list[Any],
+    pods: list[dict[str, Any]],
+    recreate_victims: bool,
+    on_cycle: Any = None,
+) -> WorkloadRun:
+    """Runs the scheduling loop over the workload's pods and keeps what the page needs."""
+    workload = expand_workload(objects, max_replicas=max(len(pods), 1))
+    workload.pods = pods  # as admitted when submitted
+    sim = simulate(cluster, pods, recreate_victims=recreate_victims, on_cycle=on_cycle)
+    return WorkloadRun.from_simulation(sim, workload)
+
+
+def workload_outcome(run: WorkloadRun) -> str:
+    """The lists' one-word outcome of a run: any replica left pending, else any victim."""
+    if run.bound_count < len(run.submitted):
+        return Outcome.UNSCHEDULABLE
+    return Outcome.PREEMPTS if run.victims else Outcome.FITS
+
+
+class _Progress:
+    """on_cycle: writes the cycle reached to the row, at most every half second."""
+
+    def __init__(self, analysis_id: int) -> None:
+        self.analysis_id = analysis_id
+        self.last = 0.0
+
+    def __call__(self, cycle: int) -> None:
+        now = time.monotonic()
+        if now - self.last < 0.5:
+            return
+        self.last = now
+        Analysis.objects.filter(pk=self.analysis_id).update(progress_cycle=cycle)
+
+
+def cycle_explanation_create(*, parent: Analysis, cycle: int) -> Analysis:
+    """The single-pod explanation of one cycle of a workload run (made once, then reused)."""
+    existing = parent.cycle_explanations.filter(cycle=cycle).first()
+    if existing is not None:
+        return existing
+    run = parent.run
+    if run is None or not any(y.cycle == cycle for y in run.cycles):
+        raise PodRejected(f"The run has no cycle {cycle}.", field="cycle")
+    popped = next(y.pod for y in run.cycles if y.cycle == cycle)
+    return _analysis_queue(
+        snapshot=parent.snapshot,
+        parent=parent,
+        cycle=cycle,
+        pod={"cycle": cycle, "pod": popped},
+        pod_key=popped,
+        source=parent.source,
+    )
+
+
 # --- running it ------------------------------------------------------------------
 
 
@@ -232,13 +378,14 @@ def analysis_create(
     pod = dict(pod)
     pod.setdefault("apiVersion", "v1")
     pod.setdefault("kind", "Pod")
+    return _analysis_queue(snapshot=snapshot, pod=pod, pod_key=pod_key, source=source)
+
+
+def _analysis_queue(**fields: Any) -> Analysis:
+    """A queued analysis row and its message; the row is deleted again when the broker
+    cannot take the message (BrokerUnavailable), so a refused request stores nothing."""
     analysis = Analysis.objects.create(
-        snapshot=snapshot,
-        pod=pod,
-        pod_key=pod_key,
-        source=source,
-        status=AnalysisStatus.QUEUED,
-        enqueued_at=timezone.now(),
+        status=AnalysisStatus.QUEUED, enqueued_at=timezone.now(), **fields
     )
     try:
         analysis_enqueue(analysis=analysis)
@@ -326,12 +473,43 @@ def analysis_run(*, analysis_id: int, task_id: str = "") -> Analysis:
         return _analysis_compute(analysis)
 
 
+def _workload_compute(analysis: Analysis, cluster: Cluster) -> WorkloadRun:
+    run_of = analysis.parent if analysis.parent_id is not None else analysis
+    assert run_of is not None
+    return workload_simulate(
+        cluster=cluster,
+        objects=run_of.pod["objects"],
+        pods=run_of.pod["pods"],
+        recreate_victims=run_of.recreate_victims,
+        on_cycle=_Progress(analysis.pk) if run_of is analysis else None,
+    )
+
+
+def _cycle_explain(analysis: Analysis, cluster: Cluster) -> Any:
+    """The parent run played again (it is deterministic) up to the cycle, and that
+    cycle's pod analyzed on the cluster as it stood then."""
+    parent = analysis.parent
+    assert parent is not None and analysis.cycle is not None
+    sim = simulate(
+        cluster,
+        parent.pod["pods"],
+        recreate_victims=parent.recreate_victims,
+        cycle_limit=analysis.cycle,
+    )
+    return sim.explain(analysis.cycle).explanation
+
+
 def _analysis_compute(analysis: Analysis) -> Analysis:
     t0 = time.perf_counter()
     cluster, cached = snapshot_load(snapshot=analysis.snapshot)
     t1 = time.perf_counter()
+    if analysis.kind == AnalysisKind.WORKLOAD:
+        return _workload_store(analysis, cluster, cached=cached, t0=t0, t1=t1)
     try:
-        explanation = analyze(cluster, analysis.pod).explanation
+        if analysis.parent_id is not None:
+            explanation = _cycle_explain(analysis, cluster)
+        else:
+            explanation = analyze(cluster, analysis.pod).explanation
     except InvalidInput as e:
         return analysis_fail(analysis_id=analysis.pk, error=f"The pod is invalid: {e}")
     t2 = time.perf_counter()
@@ -340,6 +518,30 @@ def _analysis_compute(analysis: Analysis) -> Analysis:
         error="",
         outcome=explanation.outcome.value,
         explanation=explanation.to_json(),
+        finished_at=timezone.now(),
+        load_seconds=0.0 if cached else round(t1 - t0, 4),
+        engine_seconds=round(t2 - t1, 4),
+        engine_version=ENGINE_VERSION,
+        **lease_release_fields(),
+    )
+    analysis.refresh_from_db()
+    return analysis
+
+
+def _workload_store(
+    analysis: Analysis, cluster: Cluster, *, cached: bool, t0: float, t1: float
+) -> Analysis:
+    try:
+        run = _workload_compute(analysis, cluster)
+    except InvalidInput as e:
+        return analysis_fail(analysis_id=analysis.pk, error=f"The workload is invalid: {e}")
+    t2 = time.perf_counter()
+    Analysis.objects.filter(pk=analysis.pk).exclude(status=AnalysisStatus.DONE).update(
+        status=AnalysisStatus.DONE,
+        error="",
+        outcome=workload_outcome(run),
+        simulation=run.to_json(),
+        progress_cycle=len(run.cycles),
         finished_at=timezone.now(),
         load_seconds=0.0 if cached else round(t1 - t0, 4),
         engine_seconds=round(t2 - t1, 4),

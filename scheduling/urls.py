@@ -22,6 +22,11 @@ urlpatterns = [
         views.analysis_rejected_nodes,
         name="analysis-rejected-nodes",
     ),
+    path(
+        "analyses/<int:analysis_id>/cycles/<int:cycle>/explain/",
+        views.analysis_cycle_explain,
+        name="analysis-cycle-explain",
+    ),
     path("analyses/<int:analysis_id>/retry/", views.analysis_retry, name="analysis-retry"),
     path(
         "analyses/<int:analysis_id>/share-links/",
