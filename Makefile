@@ -54,6 +54,7 @@ bench: install
 	DEBUG=1 DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/python bench/ingest_bench.py
 	DEBUG=1 DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python bench/analysis_bench.py
 	DEBUG=1 DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/python bench/clone_bench.py
+	DEBUG=1 DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/python bench/pods_page_bench.py
 
 clean:
 	rm -rf $(VENV) var

@@ -111,11 +111,9 @@ def ingest_cluster_file(path: Path) -> tuple[Any, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--nodes", type=int, default=5000)
-    ap.add_argument("--pods", type=int, default=150000)
-    ap.add_argument("--pdbs", type=int, default=2000)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--runs", type=int, default=5)
+    from bench.pages import size_arguments
+
+    size_arguments(ap)
     ap.add_argument("--screenshot", default="", help="save a full-page PNG of the big result page")
     args = ap.parse_args()
     if not os.environ.get("REDIS_URL"):

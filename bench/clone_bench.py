@@ -13,7 +13,6 @@ Run on demand; never part of the test suite.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import time
@@ -23,40 +22,17 @@ from unittest import mock
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.pages import large_snapshot_client, size_arguments  # noqa: E402
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--nodes", type=int, default=5000)
-    ap.add_argument("--pods", type=int, default=150000)
-    ap.add_argument("--pdbs", type=int, default=2000)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--runs", type=int, default=5)
+    size_arguments(ap)
     args = ap.parse_args()
 
-    from bench.analysis_bench import _cluster_file, ingest_cluster_file
-
-    path = _cluster_file(args.nodes, args.pods, args.pdbs, args.seed)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    import django
-
-    django.setup()
-    from django.conf import settings
-    from django.db import connection
-    from django.test import Client
-    from django.test.utils import setup_test_environment
-
-    setup_test_environment()
-    settings.DEBUG = False
-    settings.ALLOWED_HOSTS = ["testserver"]
-    if connection.vendor != "postgresql":
-        raise SystemExit("Run the benchmark on PostgreSQL.")
-    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    try:
+    with large_snapshot_client(args) as (client, snapshot):
         from clusters.models import Pod
 
-        owner, snapshot = ingest_cluster_file(path)
-        client = Client()
-        client.force_login(owner)
         rows = list(Pod.objects.filter(snapshot=snapshot).order_by("pk"))
         picks = [rows[0], rows[len(rows) // 2], rows[-1]]
         get_times, post_times = [], []
@@ -77,8 +53,6 @@ def main() -> None:
                 f"{label} on {snapshot.pod_count:,} pods: median {statistics.median(times):.0f} ms, "
                 f"max {max(times):.0f} ms over {len(times)} (target <= 300 ms)"
             )
-    finally:
-        connection.creation.destroy_test_db(old_name, verbosity=0)
 
 
 if __name__ == "__main__":

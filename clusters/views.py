@@ -173,8 +173,8 @@ def snapshot_nodes(request: HttpRequest, pk: int) -> TemplateResponse:
         "bands": snapshot.bands,
     }
     template = (
-        "clusters/_nodes_table.html"
-        if _is_target(request, "nodes-table")
+        "clusters/_nodes_panel.html"
+        if _is_target(request, "nodes-panel")
         else "clusters/snapshot_nodes.html"
     )
     return TemplateResponse(request, template, context)

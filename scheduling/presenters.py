@@ -252,6 +252,15 @@ def sampling_notes(ex: Explanation) -> list[str]:
             "could help, starting at a random node; this analysis evaluated all of them, so the "
             "real scheduler may nominate a different (possibly worse) node."
         )
+    filt = ex.filter_sampling
+    if filt is not None and filt.sampled:
+        notes.append(
+            f"kube-scheduler would have stopped filtering after finding {filt.nodes_to_find:,} "
+            f"feasible nodes of the {filt.nodes_evaluated:,} (percentageOfNodesToScore), starting "
+            f"where its previous cycle stopped; this analysis scored all "
+            f"{filt.feasible_nodes:,} feasible nodes, so the real scheduler may bind the pod to "
+            "another node."
+        )
     return notes
 
 

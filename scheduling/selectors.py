@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.db.models.fields.json import KT, KeyTransform
+from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from clusters.models import Snapshot
@@ -23,10 +24,17 @@ def analysis_list(*, user: Any, snapshot: Snapshot | None = None) -> QuerySet[An
 def analysis_rows(*, user: Any, snapshot: Snapshot | None = None) -> QuerySet[Analysis]:
     """analysis_list for the pages' tables: each row also carries its node, class and
     victims, read out of the stored explanation by the database (not loaded whole)."""
+    # An analysis stored before the explanation existed keeps these under "result"
+    # (scheduling.explanations, schema 1).
     return analysis_list(user=user, snapshot=snapshot).annotate(
-        result_node=KT("explanation__node"),
-        result_class=KT("explanation__priority_class"),
-        result_victims=KeyTransform("victims", "explanation"),
+        result_node=Coalesce(KT("explanation__node"), KT("explanation__result__node")),
+        result_class=Coalesce(
+            KT("explanation__priority_class"), KT("explanation__result__priority_class")
+        ),
+        result_victims=Coalesce(
+            KeyTransform("victims", "explanation"),
+            KeyTransform("victims", KeyTransform("result", "explanation")),
+        ),
     )
 
 

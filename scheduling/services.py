@@ -111,7 +111,12 @@ def pod_from_manifest(*, text: str | bytes, source: str = "manifest") -> dict[st
     if not isinstance(obj, dict) or obj.get("kind") != "Pod":
         kind = obj.get("kind") if isinstance(obj, dict) else type(obj).__name__
         raise PodRejected(
-            f"The manifest holds a {kind or 'object without a kind'}; it must be a Pod.",
+            (
+                f"The manifest holds a {kind}; it must be a Pod."
+                if kind
+                else "The manifest is not a Kubernetes object (it has no kind): paste a Pod, "
+                "with apiVersion: v1 and kind: Pod (Start from an example shows one)."
+            ),
             field="manifest",
         )
     return obj

@@ -238,7 +238,7 @@ def _keep(
             keys = ", ".join(sorted(str(k) for k in obj)[:5]) or "none"
             raise InvalidInput(
                 f"is not a Kubernetes object: it has no kind (its keys: {keys}). Upload what "
-                "kubectl get nodes,pods,pdb,priorityclasses -A -o json (or -o yaml) prints",
+                "kubectl get nodes,pods,pdb,priorityclasses -A -o json (or -o yaml) prints.",
                 source=source,
                 # A file of one document needs no "items[0]" to say where.
                 index=position if len(items) > 1 else None,

@@ -9,14 +9,14 @@ from typing import Any
 from .cluster import Cluster, load_cluster
 from .config import EngineConfig
 from .errors import InvalidInput
-from .explanation import InputEffect, InputNotice, Outcome
+from .explanation import FilterSampling, InputEffect, InputNotice, Outcome
 from .framework import CycleState, Handle
 from .message import fit_error_message, post_filter_message
 from .objects import PREEMPT_LOWER_PRIORITY, Pod
 from .preemption.evaluator import Evaluator
 from .result import RejectedNode, Result
 from .runtime import Framework
-from .schedule import HostSelection, schedule_pod
+from .schedule import HostSelection, num_feasible_nodes_to_find, schedule_pod
 
 # The status of a pod that was never scheduled: anything else was copied from a
 # running pod (kubectl get pod -o yaml) and means nothing to a pending one.
@@ -140,6 +140,18 @@ def analyze(
             if ni.name not in feasible_set
         ]
         eligible = pending.preemption_policy != "Never"
+        sampling = None
+        if sched.host_selection != HostSelection.NOMINATED_NODE:
+            # The nodes Filter looked at: all of them, or those PreFilter kept.
+            narrowed = bool(diagnosis.absent_status.reasons)
+            evaluated = len(feasible_names) + len(diagnosis.node_to_status) if narrowed else n_nodes
+            sampling = FilterSampling(
+                nodes_evaluated=evaluated,
+                feasible_nodes=len(feasible_names),
+                nodes_to_find=num_feasible_nodes_to_find(
+                    config.percentage_of_nodes_to_score, evaluated
+                ),
+            )
         return Result(
             outcome=Outcome.FITS,
             eligible=eligible,
@@ -160,6 +172,7 @@ def analyze(
             totals=sched.totals,
             top_scored_nodes=sched.top_nodes,
             host_selection=sched.host_selection,
+            filter_sampling=sampling,
             **base,
         )
     pre = Evaluator(fw).preempt(state, pending, diagnosis)

@@ -31,6 +31,10 @@ class EngineConfig:
     # NodeResourcesFit LeastAllocated and BalancedAllocation resources with weights.
     fit_score_resources: list[tuple[str, int]] = field(default_factory=_default_resources)
     balanced_resources: list[tuple[str, int]] = field(default_factory=_default_resources)
+    # KubeSchedulerConfiguration.percentageOfNodesToScore; 0 is the adaptive default
+    # (50% less 1% per 125 nodes, at least 5%, at least 100 nodes). The engine filters
+    # every node and reports where the real scheduler would have stopped.
+    percentage_of_nodes_to_score: int = 0
     # DefaultPreemptionArgs defaults: the real scheduler dry-runs only this share of the
     # potential nodes; the engine evaluates all of them and reports the sampled count.
     min_candidate_nodes_percentage: int = 10

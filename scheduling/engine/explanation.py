@@ -212,6 +212,20 @@ class PreemptionSampling(Struct):
         return self.real_scheduler_would_sample < self.potential_nodes
 
 
+class FilterSampling(Struct):
+    """Where the real Filter phase would have stopped looking for feasible nodes."""
+
+    nodes_evaluated: int
+    feasible_nodes: int
+    # numFeasibleNodesToFind (percentageOfNodesToScore): the real scheduler stops after
+    # finding this many feasible nodes, starting where its previous cycle stopped.
+    nodes_to_find: int
+
+    @property
+    def sampled(self) -> bool:
+        return self.feasible_nodes > self.nodes_to_find
+
+
 class InputNotice(Struct):
     """A field of the submitted pod that the answer depends on, or that was dropped."""
 
@@ -246,6 +260,7 @@ class Explanation(Struct, kw_only=True):
     chosen_node: NodeResources | None = None
     victim_details: list[VictimDetail] = msgspec.field(default_factory=list)
     preemption: PreemptionSampling | None = None
+    filter_sampling: FilterSampling | None = None
     pre_filter_message: str | None = None
     warnings: list[str] = msgspec.field(default_factory=list)
     input_notices: list[InputNotice] = msgspec.field(default_factory=list)

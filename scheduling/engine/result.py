@@ -16,6 +16,7 @@ from .cluster import Cluster
 from .explanation import (
     CandidateRecord,
     Explanation,
+    FilterSampling,
     InputNotice,
     NodeResources,
     NodeScores,
@@ -71,6 +72,8 @@ class Result:
     num_nodes: int = 0
     pre_filter_msg: str = ""
     input_notices: list[InputNotice] = field(default_factory=list)
+    # Where the real Filter phase would have stopped (None unless the pod fits by scores).
+    filter_sampling: FilterSampling | None = None
     # What the explanation reads the victims' and the chosen node's details from.
     cluster: Cluster | None = field(default=None, repr=False, compare=False)
     pending: Pod | None = field(default=None, repr=False, compare=False)
@@ -253,6 +256,7 @@ def explain(result: Result) -> Explanation:
             real_scheduler_would_sample=pre.would_sample,
             resources_only_fast_path=pre.fast_path,
         ),
+        filter_sampling=result.filter_sampling,
         pre_filter_message=result.pre_filter_msg or None,
         warnings=list(result.warnings),
         input_notices=list(result.input_notices),

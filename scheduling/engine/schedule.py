@@ -28,6 +28,19 @@ HOST_SINGLE = HostSelection.SINGLE_FEASIBLE_NODE
 HOST_SCORED = HostSelection.SCORED
 
 
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+
+
+def num_feasible_nodes_to_find(percentage: int, num_all_nodes: int) -> int:
+    """numFeasibleNodesToFind: after how many feasible nodes the real Filter phase stops."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    if percentage == 0:
+        percentage = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    return max(num_all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND)
+
+
 @dataclass
 class Diagnosis:
     """Which status every node got, as the real Diagnosis.NodeToStatus holds it."""

@@ -116,3 +116,16 @@ def test_htmx_gets_the_clean_url_to_push(owner_client: Any, many: Any) -> None:
         HTTP_HX_TARGET="pods-panel",
     )
     assert response["HX-Push-Url"] == f"{url}?namespace=ops"
+
+
+def test_the_nodes_filter_swaps_with_its_table(owner_client: Any, many: Any) -> None:
+    response = owner_client.get(
+        f"/snapshots/{many.pk}/nodes/",
+        {"q": "node-1"},
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_TARGET="nodes-panel",
+    )
+    body = response.content.decode()
+    assert "<html" not in body and '<div id="nodes-panel">' in body
+    assert 'id="node-q" name="q" value="node-1"' in body
+    assert "2 in all" in body  # node-1 and node-10

@@ -92,3 +92,21 @@ def test_kept_files_are_the_owners_only(owner_client: Any, client: Any, stranger
     status, body = _post(client, kept=[ref])
     assert status == 400
     assert _errors(body) == ["Choose at least one file, or paste YAML or JSON."]
+
+
+def test_the_api_refuses_a_deployment_too(owner: Any) -> None:
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_authenticate(owner)
+    r = api.post(
+        "/api/snapshots/",
+        {"name": "d", "files": [SimpleUploadedFile("deploy.yaml", DEPLOYMENT)]},
+        format="multipart",
+    )
+    assert r.status_code == 400
+    assert (
+        "Not a snapshot of a cluster: no Node and no Pod in the upload (it holds 1 Deployment)"
+        in str(r.json())
+    )
+    assert not models.Snapshot.objects.exists()

@@ -22,3 +22,17 @@ def test_the_swagger_and_redoc_assets_are_the_pinned_sidecar():
 
     lock = (Path(__file__).resolve().parents[2] / "requirements.lock").read_text()
     assert f"drf-spectacular-sidecar=={version('drf-spectacular-sidecar')}" in lock
+
+
+def test_no_page_or_asset_of_ours_loads_anything_from_another_host():
+    import re
+
+    root = Path(__file__).resolve().parents[2]
+    external = re.compile(r"""(src|href|url)\s*[=(]\s*["']?(https?:)?//""", re.I)
+    found = [
+        str(f.relative_to(root))
+        for folder in ("templates", "static")
+        for f in (root / folder).rglob("*")
+        if f.is_file() and f.suffix in (".html", ".css", ".js") and external.search(f.read_text())
+    ]
+    assert found == []

@@ -83,3 +83,18 @@ def test_names_and_counts_stay_on_one_line(live_server: Any, page: Any, demo_sna
     page.goto(f"{live_server.url}/snapshots/{demo_snapshot.pk}/pods/")
     for cell in page.locator("#pods tbody td:nth-child(7)").all():  # "node-1"
         assert cell.evaluate(lines) == 1, cell.inner_text()
+
+
+@pytest.mark.django_db
+def test_a_revoked_share_link_is_the_product_404(
+    client: Any, demo_snapshot: Any, settings: Any
+) -> None:
+    settings.DEBUG = False
+    analysis = services.analysis_create(snapshot=demo_snapshot, pod=demo_cat3_pod())
+    link = services.share_link_create(analysis=analysis)
+    services.share_link_revoke(share_link=link)
+    response = client.get(link.get_absolute_url())
+    assert response.status_code == 404
+    body = response.content.decode()
+    assert "a share link its owner revoked" in body and "ask its owner for a new one" in body
+    assert "URLconf" not in body and "/admin/" not in body

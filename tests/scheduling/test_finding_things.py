@@ -70,3 +70,17 @@ def test_the_home_page_is_one_click_from_a_first_what_if(owner_client: Any, owne
     owner_client.post("/analyses/demo/")  # again: the same demo snapshot, a second analysis
     assert Snapshot.objects.filter(owner=owner).count() == 1
     assert Analysis.objects.count() == 2
+
+
+@pytest.mark.browser
+@pytest.mark.worker
+def test_one_click_from_the_home_page_to_an_answer(
+    live_server: Any, celery_worker_process: Any, page: Any, owner: Any
+) -> None:
+    from tests.conftest import browser_login
+
+    browser_login(page, live_server, "owner")
+    page.get_by_role("button", name="Run the demo what-if").click()
+    page.wait_for_url(f"{live_server.url}/analyses/*/")
+    page.locator("#outcome").wait_for(timeout=60_000)
+    assert page.inner_text("#outcome") == "Preempts 1 pod on node-5."

@@ -143,3 +143,14 @@ def test_the_migration_moves_the_three_columns_into_one(demo_snapshot: Any) -> N
     assert moved.result == legacy["result"]
     ex = moved.explained
     assert ex is not None and ex.victim_details[0].key == legacy["result"]["victims"][0]
+
+
+def test_an_old_analysis_is_listed_with_its_node_and_victims(
+    owner_client: Any, demo_snapshot: Any
+) -> None:
+    legacy = _legacy("preempts")
+    _stored(demo_snapshot, legacy)
+    html = owner_client.get(f"/snapshots/{demo_snapshot.pk}/analyses/").content.decode()
+    node, victim = legacy["result"]["node"], legacy["result"]["victims"][0]
+    assert f'<td class="nowrap">{node}</td>' in html
+    assert f'title="{victim}">1</td>' in html

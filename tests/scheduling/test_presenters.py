@@ -389,3 +389,24 @@ def test_input_notices_say_what_was_dropped() -> None:
         ]
     )
     assert presenters.input_notices(ex) == ["spec.nodeName (node-1) was ignored: because."]
+
+
+def test_it_notes_where_the_real_filter_phase_would_have_stopped() -> None:
+    from scheduling.engine import FilterSampling
+
+    fit = _ex(
+        outcome=Outcome.FITS,
+        node="a",
+        host_selection=HostSelection.SCORED,
+        filter_sampling=FilterSampling(nodes_evaluated=1000, feasible_nodes=900, nodes_to_find=420),
+    )
+    (note,) = presenters.sampling_notes(fit)
+    assert "stopped filtering after finding 420 feasible nodes of the 1,000" in note
+    assert "scored all 900 feasible nodes" in note
+    few = _ex(
+        outcome=Outcome.FITS,
+        node="a",
+        host_selection=HostSelection.SCORED,
+        filter_sampling=FilterSampling(nodes_evaluated=50, feasible_nodes=50, nodes_to_find=50),
+    )
+    assert presenters.sampling_notes(few) == []

@@ -82,3 +82,16 @@ def test_the_example_starts_a_what_if_that_runs(owner_client: Any, demo_snapshot
     assert Analysis.objects.get().pod_key == "default/example"
     form = owner_client.get(url, {"example": "1", "mode": "form"}).content.decode()
     assert 'name="cpu" value="1"' in form and '<option value="cat-3" selected>' in form
+
+
+def test_a_manifest_that_is_not_a_kubernetes_object_says_so(
+    owner_client: Any, demo_snapshot: Any
+) -> None:
+    r = owner_client.post(
+        f"/snapshots/{demo_snapshot.pk}/analyses/new/",
+        {"mode": "manifest", "manifest": "hello: world"},
+    )
+    assert _errors(r.content.decode())["manifest"] == (
+        "The manifest is not a Kubernetes object (it has no kind): paste a Pod, "
+        "with apiVersion: v1 and kind: Pod (Start from an example shows one)."
+    )
