@@ -57,10 +57,21 @@ def _submit(
 ) -> HttpResponse | None:
     """The redirect to the queued analysis of a valid form's pod, or None with the form's
     error set (the pod was invalid, or the service turned it down)."""
-    if not form.is_valid() or form.pod is None:
+    if not form.is_valid():
         return None
+    objects = getattr(form, "objects", None)
     try:
-        analysis = services.analysis_create(snapshot=snapshot, pod=form.pod, source=source)
+        if objects is not None:
+            analysis = services.analysis_create_workload(
+                snapshot=snapshot,
+                objects=objects,
+                recreate_victims=bool(form.cleaned_data.get("recreate_victims")),
+                source=source,
+            )
+        elif form.pod is not None:
+            analysis = services.analysis_create(snapshot=snapshot, pod=form.pod, source=source)
+        else:
+            return None
     except services.PodRejected as e:
         form.add_error(None, e.message)
         return None

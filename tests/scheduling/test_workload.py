@@ -244,3 +244,28 @@ def test_the_expanded_pods_are_stored_as_admitted(demo_snapshot: Any) -> None:
     pods = a.pod["pods"]
     assert [p["spec"]["priority"] for p in pods] == [30000, 30000]
     assert a.pod["objects"] == [copy.deepcopy(deployment(2))]
+
+
+def test_the_manifest_form_takes_a_workload(owner_client: Any, demo_snapshot: Any) -> None:
+    r = owner_client.post(
+        f"/snapshots/{demo_snapshot.pk}/analyses/new/",
+        {"mode": "manifest", "manifest": yaml.safe_dump(deployment(2)), "recreate_victims": "on"},
+    )
+    assert r.status_code == 302
+    a = Analysis.objects.get()
+    assert (a.kind, a.recreate_victims, len(a.pod["pods"])) == ("workload", True, 2)
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_the_form_shows_bad_input_on_the_manifest_field(
+    owner_client: Any, demo_snapshot: Any, case: str
+) -> None:
+    obj, words = BAD[case]
+    r = owner_client.post(
+        f"/snapshots/{demo_snapshot.pk}/analyses/new/",
+        {"mode": "manifest", "manifest": yaml.safe_dump(obj)},
+    )
+    assert r.status_code == 400
+    errors = r.context["manifest_form"].errors["manifest"]
+    assert any(words in e for e in errors)
+    assert not Analysis.objects.exists()
