@@ -11,7 +11,8 @@ import copy
 import logging
 import time
 import uuid
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -42,6 +43,7 @@ from scheduling.engine import (
 from scheduling.engine.workload import (
     TooManyReplicas,
     Workload,
+    WorkloadObject,
     admit,
     expand_workload,
     workload_objects,
@@ -246,13 +248,16 @@ def workload_max_replicas() -> int:
     return int(settings.PREEMPTLAB_WORKLOAD_MAX_REPLICAS)
 
 
-def workload_expand(*, snapshot: Snapshot, objects: Any, field: str = "objects") -> Workload:
+def workload_expand(
+    *, snapshot: Snapshot, objects: Any, field: str = "objects", taken: Iterable[str] = ()
+) -> Workload:
     """The admitted pending pods of a workload, as the controllers and the API server
-    would create them; PodRejected under ``field`` for anything they would refuse."""
+    would create them; PodRejected under ``field`` for anything they would refuse.
+    ``taken``: names ("ns/name") a generated pod name must avoid."""
     if not isinstance(objects, list):
         raise PodRejected("Must be a list of objects (Pods, Deployments, ...).", field=field)
     try:
-        workload = expand_workload(objects, max_replicas=workload_max_replicas())
+        workload = expand_workload(objects, max_replicas=workload_max_replicas(), taken=taken)
         classes = load_cluster(_priority_class_objects(snapshot=snapshot))
         admit(workload, classes.resolver)
     except TooManyReplicas as e:
@@ -274,16 +279,21 @@ def analysis_create_workload(
     recreate_victims: bool = False,
     source: str = AnalysisSource.MANIFEST,
     field: str = "objects",
+    taken: Iterable[str] = (),
 ) -> Analysis:
     """A queued workload what-if: the objects expanded and admitted now (bad input is
     refused before anything is stored), simulated by a worker."""
     if not snapshot.is_ready:
         raise SnapshotNotReady(snapshot)
-    workload = workload_expand(snapshot=snapshot, objects=objects, field=field)
+    workload = workload_expand(snapshot=snapshot, objects=objects, field=field, taken=taken)
     return _analysis_queue(
         snapshot=snapshot,
         kind=AnalysisKind.WORKLOAD,
-        pod={"objects": objects, "pods": workload.pods},
+        pod={
+            "objects": objects,
+            "pods": workload.pods,
+            "made": [asdict(o) for o in workload.objects],
+        },
         pod_key=workload.describe()[:507],
         recreate_victims=recreate_victims,
         source=source,
@@ -313,16 +323,60 @@ def analysis_create_from_manifest(
 def workload_simulate(
     *,
     cluster: Cluster,
-    objects: list[Any],
+    made: list[dict[str, Any]],
     pods: list[dict[str, Any]],
     recreate_victims: bool,
     on_cycle: Any = None,
 ) -> WorkloadRun:
-    """Runs the scheduling loop over the workload's pods and keeps what the page needs."""
-    workload = expand_workload(objects, max_replicas=max(len(pods), 1))
-    workload.pods = pods  # as admitted when submitted
+    """Runs the scheduling loop over the workload's pods (as expanded and admitted when
+    submitted) and keeps what the page needs."""
+    workload = Workload(
+        pods=pods,
+        objects=[WorkloadObject(**{**o, "pod_keys": tuple(o["pod_keys"])}) for o in made],
+    )
     sim = simulate(cluster, pods, recreate_victims=recreate_victims, on_cycle=on_cycle)
     return WorkloadRun.from_simulation(sim, workload)
+
+
+SCALABLE_OWNER_KINDS = ("ReplicaSet",)
+
+
+def scale_up_objects(*, pod: dict[str, Any], owner: str, replicas: int) -> list[dict[str, Any]]:
+    """ "Scale this ReplicaSet (a Deployment's current one) up by N": the owner as a
+    ReplicaSet of N more replicas whose template is the stored pod's manifest (what the
+    controller stamped it from), without what the API server and kubelet added to it."""
+    kind, _, name = owner.partition("/")
+    if kind not in SCALABLE_OWNER_KINDS or not name:
+        raise PodRejected(
+            f"The pod's owner is {owner or 'none'}; only a ReplicaSet's pods (a Deployment's "
+            "run through one) can be scaled up here.",
+            field="replicas",
+        )
+    meta = pod.get("metadata") or {}
+    labels = dict(meta.get("labels") or {})
+    if not labels:
+        raise PodRejected(
+            "The pod carries no labels, so no ReplicaSet selector could select its copies.",
+            field="replicas",
+        )
+    spec = copy.deepcopy(pod.get("spec") or {})
+    for key in ("nodeName", "priority", "preemptionPolicy"):
+        spec.pop(key, None)
+    template_meta: dict[str, Any] = {"labels": labels}
+    if meta.get("annotations"):
+        template_meta["annotations"] = dict(meta["annotations"])
+    return [
+        {
+            "apiVersion": "apps/v1",
+            "kind": "ReplicaSet",
+            "metadata": {"name": name, "namespace": meta.get("namespace") or "default"},
+            "spec": {
+                "replicas": replicas,
+                "selector": {"matchLabels": labels},
+                "template": {"metadata": template_meta, "spec": spec},
+            },
+        }
+    ]
 
 
 def workload_outcome(run: WorkloadRun) -> str:
@@ -483,7 +537,7 @@ def _workload_compute(analysis: Analysis, cluster: Cluster) -> WorkloadRun:
     assert run_of is not None
     return workload_simulate(
         cluster=cluster,
-        objects=run_of.pod["objects"],
+        made=run_of.pod["made"],
         pods=run_of.pod["pods"],
         recreate_victims=run_of.recreate_victims,
         on_cycle=_Progress(analysis.pk) if run_of is analysis else None,

@@ -14,6 +14,11 @@ urlpatterns = [
         views.analysis_clone,
         name="analysis-clone",
     ),
+    path(
+        "snapshots/<int:snapshot_id>/pods/<int:pod_id>/scale-up/",
+        views.analysis_scale_up,
+        name="analysis-scale-up",
+    ),
     path("analyses/", views.analysis_list, name="analysis-index"),
     path("analyses/demo/", views.demo_whatif, name="demo-whatif"),
     path("analyses/<int:analysis_id>/", views.analysis_detail, name="analysis-detail"),

@@ -36,7 +36,7 @@ from scheduling.constants import (
     AnalysisStatus,
 )
 from scheduling.engine import CandidateRecord, Explanation
-from scheduling.forms import CloneForm, ManifestForm, PodForm
+from scheduling.forms import CloneForm, ManifestForm, PodForm, ScaleUpForm
 from scheduling.models import Analysis
 from scheduling.workloads import WorkloadRun
 
@@ -160,6 +160,48 @@ def demo_whatif(request: HttpRequest) -> HttpResponse:
         snapshot=snapshot, pod=demo_cat3_pod(), source=AnalysisSource.MANIFEST
     )
     return HttpResponseRedirect(analysis.get_absolute_url())
+
+
+@require_http_methods(["GET", "POST"])
+def analysis_scale_up(request: HttpRequest, snapshot_id: int, pod_id: int) -> HttpResponse:
+    """'Scale this Deployment/ReplicaSet up by N': N more replicas of the pod's owner,
+    made from the pod's own manifest, rolled out through the scheduling loop."""
+    snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
+    row = get_object_or_404(PodRow, pk=pod_id, snapshot=snapshot)
+    source_pod = pod_manifest(pod=row)
+    if source_pod is None:
+        raise Http404("The pod is not among the snapshot's objects.")
+    form = ScaleUpForm(request.POST or None, snapshot=snapshot, pod=source_pod, owner=row.owner)
+    if request.method == "POST" and form.is_valid() and form.objects is not None:
+        # The new replicas' generated names avoid the ones the owner's pods already have.
+        taken = [
+            f"{ns}/{name}"
+            for ns, name in snapshot.pods.filter(owner=row.owner).values_list("namespace", "name")
+        ]
+        try:
+            analysis = services.analysis_create_workload(
+                snapshot=snapshot,
+                objects=form.objects,
+                recreate_victims=form.cleaned_data["recreate_victims"],
+                source=AnalysisSource.CLONE,
+                field="replicas",
+                taken=taken,
+            )
+        except services.PodRejected as e:
+            form.add_error("replicas", e.message)
+        else:
+            return HttpResponseRedirect(analysis.get_absolute_url())
+    return TemplateResponse(
+        request,
+        "scheduling/analysis_scale.html",
+        {
+            "snapshot": snapshot,
+            "pod_row": row,
+            "form": form,
+            "running": snapshot.pods.filter(owner=row.owner).count(),
+        },
+        status=400 if request.method == "POST" else 200,
+    )
 
 
 @require_http_methods(["GET", "POST"])

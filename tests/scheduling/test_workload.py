@@ -18,7 +18,7 @@ import yaml
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from clusters.selectors import snapshot_objects
+from clusters.selectors import pod_manifest, snapshot_objects
 from scheduling import services
 from scheduling.engine import load_cluster, simulate
 from scheduling.engine.workload import admit, expand_workload
@@ -269,3 +269,108 @@ def test_the_form_shows_bad_input_on_the_manifest_field(
     errors = r.context["manifest_form"].errors["manifest"]
     assert any(words in e for e in errors)
     assert not Analysis.objects.exists()
+
+
+def _blue_row(snapshot: Any) -> Any:
+    return snapshot.pods.filter(owner__startswith="ReplicaSet/blue").order_by("name").first()
+
+
+def test_the_pods_page_offers_to_scale_a_replica_sets_pod(
+    owner_client: Any, demo_snapshot: Any
+) -> None:
+    row = _blue_row(demo_snapshot)
+    html = owner_client.get(f"/snapshots/{demo_snapshot.pk}/pods/").content.decode()
+    assert f"/snapshots/{demo_snapshot.pk}/pods/{row.pk}/scale-up/" in html
+
+
+def test_scaling_a_replica_set_up_clones_its_pod_template(
+    owner_client: Any, demo_snapshot: Any
+) -> None:
+    row = _blue_row(demo_snapshot)
+    url = f"/snapshots/{demo_snapshot.pk}/pods/{row.pk}/scale-up/"
+    assert owner_client.get(url).status_code == 200
+    r = owner_client.post(url, {"replicas": "3"})
+    assert r.status_code == 302
+    a = Analysis.objects.get()
+    rs = row.owner.split("/", 1)[1]
+    existing = set(demo_snapshot.pods.filter(owner=row.owner).values_list("name", flat=True))
+    source = pod_manifest(pod=row)
+    assert len(a.pod["pods"]) == 3
+    for p in a.pod["pods"]:
+        assert p["metadata"]["name"].startswith(f"{rs}-")
+        assert p["metadata"]["name"] not in existing
+        assert p["metadata"]["labels"] == source["metadata"]["labels"]
+        assert p["spec"]["containers"] == source["spec"]["containers"]
+        assert p["metadata"]["ownerReferences"][0]["name"] == rs
+        assert "nodeName" not in p["spec"]
+    run = services.analysis_run(analysis_id=a.pk)
+    assert run.status == "done"
+    cluster = load_cluster(snapshot_objects(snapshot=demo_snapshot))
+    expected = simulate(cluster, a.pod["pods"]).to_dict()
+    assert run.result == json.loads(json.dumps(expected, default=lambda e: e.value))
+    assert run.run is not None and len(run.run.submitted) == 3
+
+
+def test_scaling_by_zero_is_a_field_error(owner_client: Any, demo_snapshot: Any) -> None:
+    row = _blue_row(demo_snapshot)
+    r = owner_client.post(
+        f"/snapshots/{demo_snapshot.pk}/pods/{row.pk}/scale-up/", {"replicas": "0"}
+    )
+    assert r.status_code == 400
+    assert "Add at least 1 replica" in r.content.decode()
+    assert not Analysis.objects.exists()
+
+
+def _small(replicas: int, cpu: str) -> dict[str, Any]:
+    d = deployment(replicas)
+    spec = d["spec"]["template"]["spec"]
+    spec["priorityClassName"] = "cat-1"
+    spec["containers"][0]["resources"]["requests"] = {"cpu": cpu, "memory": "1Mi"}
+    return d
+
+
+def test_a_running_workload_shows_its_cycle(owner_client: Any, demo_snapshot: Any) -> None:
+    a = services.analysis_create_workload(snapshot=demo_snapshot, objects=[deployment(2)])
+    Analysis.objects.filter(pk=a.pk).update(status="running", progress_cycle=7)
+    html = owner_client.get(a.get_absolute_url()).content.decode()
+    assert '<span id="progress">cycle 7</span>' in html
+
+
+def test_pods_left_pending_show_their_failed_scheduling_text(
+    owner_client: Any, demo_snapshot: Any
+) -> None:
+    a = services.analysis_create_workload(snapshot=demo_snapshot, objects=[_small(2, "64")])
+    a = services.analysis_run(analysis_id=a.pk)
+    assert a.outcome == "unschedulable"
+    html = owner_client.get(a.get_absolute_url()).content.decode()
+    assert "0 of 2 replicas run" in html
+    for p in a.result["pods"]:
+        assert f'data-pending="{p["pod"]}"' in html
+    messages = {c["message"] for c in a.result["cycles"]}
+    assert any(f"<q>{m}</q>" in html for m in messages)
+
+
+def test_long_lists_are_paginated(owner_client: Any, demo_snapshot: Any) -> None:
+    a = services.analysis_create_workload(snapshot=demo_snapshot, objects=[_small(60, "10m")])
+    a = services.analysis_run(analysis_id=a.pk)
+    assert len(a.result["cycles"]) == 60
+    first = owner_client.get(a.get_absolute_url()).content.decode()
+    assert first.count('<tr data-pod="') == 50
+    second = owner_client.get(a.get_absolute_url() + "?replicas=2&cycles=2").content.decode()
+    assert second.count('<tr data-pod="') == 10
+    assert 'data-cycle="60"' in second
+
+
+def test_a_shared_workload_shows_the_run_without_the_owner_actions(
+    client: Any, demo_snapshot: Any
+) -> None:
+    a = services.analysis_run(
+        analysis_id=services.analysis_create_workload(
+            snapshot=demo_snapshot, objects=[deployment()]
+        ).pk
+    )
+    link = services.share_link_create(analysis=a)
+    html = client.get(link.get_absolute_url()).content.decode()
+    assert "6 of 6 replicas run" in html
+    assert 'id="run-svg"' in html
+    assert "Explain this cycle" not in html
