@@ -18,6 +18,7 @@ in long runs, and the flush jumps it by 5 minutes.
 from __future__ import annotations
 
 import enum
+import heapq
 from dataclasses import dataclass, field
 
 from ..objects import Pod
@@ -48,6 +49,7 @@ class QueuedPodInfo:
     attempts: int = 0
     rejectors: frozenset[str] = field(default_factory=frozenset)
     where: Where = Where.ACTIVE
+    moves: int = 0  # bumped on every move: heap entries of an older move are stale
 
     @property
     def key(self) -> str:
@@ -76,15 +78,20 @@ def _backoff_key(p: QueuedPodInfo) -> tuple[int, int, int, int]:
     return (p.attempts, -p.pod.priority, p.timestamp, p.seq)
 
 
+# A heap entry: the order key, then the move it belongs to (stale once the pod moved).
+Entry = tuple[tuple[int, ...], int, QueuedPodInfo]
+
+
 class SchedulingQueue:
     def __init__(self, hints: QueueingHints) -> None:
         self.hints = hints
         self.now = 0
         self.pods: list[QueuedPodInfo] = []
-        # Small lists scanned for the minimum: a run holds at most a few thousand pods,
-        # and the order keys change as pods move between the queues.
-        self.active: list[QueuedPodInfo] = []
-        self.backoff: list[QueuedPodInfo] = []
+        # Heaps with lazy deletion: a pod's keys do not change while it sits in a queue
+        # (its timestamp and attempts change only between queues).
+        self._active: list[Entry] = []
+        self._backoff: list[Entry] = []
+        self._backoff_expiry: list[Entry] = []
         self.unschedulable: list[QueuedPodInfo] = []
 
     def tick(self, ms: int = 1) -> None:
@@ -95,27 +102,40 @@ class SchedulingQueue:
         self.tick()
         p = QueuedPodInfo(pod, seq=len(self.pods), timestamp=self.now)
         self.pods.append(p)
-        self.active.append(p)
+        self._to(p, Where.ACTIVE)
         return p
+
+    def _live(self, heap: list[Entry], where: Where) -> QueuedPodInfo | None:
+        while heap:
+            _, moves, p = heap[0]
+            if p.where is where and p.moves == moves:
+                return p
+            heapq.heappop(heap)
+        return None
+
+    @property
+    def active(self) -> list[QueuedPodInfo]:
+        return [p for _, m, p in self._active if p.where is Where.ACTIVE and p.moves == m]
+
+    @property
+    def backoff(self) -> list[QueuedPodInfo]:
+        return [p for _, m, p in self._backoff if p.where is Where.BACKOFF and p.moves == m]
 
     # Pop ---------------------------------------------------------------------
     def _flush_backoff_completed(self) -> None:
-        done = [p for p in self.backoff if p.backoff_expiry() <= self.now]
-        for p in sorted(done, key=lambda p: (p.backoff_expiry(), _active_key(p))):
-            self.backoff.remove(p)
+        while True:
+            p = self._live(self._backoff_expiry, Where.BACKOFF)
+            if p is None or p.backoff_expiry() > self.now:
+                return
             self._to(p, Where.ACTIVE)
 
     def pop(self) -> QueuedPodInfo | None:
         """The next pod to schedule, or None when activeQ and backoffQ are both empty."""
         self._flush_backoff_completed()
-        if self.active:
-            p = min(self.active, key=_active_key)
-            self.active.remove(p)
-        elif self.backoff:
-            p = min(self.backoff, key=_backoff_key)
-            self.backoff.remove(p)
-        else:
+        p = self._live(self._active, Where.ACTIVE) or self._live(self._backoff, Where.BACKOFF)
+        if p is None:
             return None
+        p.moves += 1
         p.where = Where.IN_FLIGHT
         p.attempts += 1
         return p
@@ -133,8 +153,20 @@ class SchedulingQueue:
         self.unschedulable.append(p)
 
     def _to(self, p: QueuedPodInfo, where: Where) -> None:
+        p.moves += 1
         p.where = where
-        (self.active if where is Where.ACTIVE else self.backoff).append(p)
+        if where is Where.ACTIVE:
+            heapq.heappush(self._active, (_active_key(p), p.moves, p))
+        else:
+            heapq.heappush(self._backoff, (_backoff_key(p), p.moves, p))
+            heapq.heappush(
+                self._backoff_expiry, ((p.backoff_expiry(), *_active_key(p)), p.moves, p)
+            )
+
+    def put_back(self, p: QueuedPodInfo) -> None:
+        """A popped pod that was not tried after all (the run stopped): back to activeQ."""
+        p.attempts -= 1
+        self._to(p, Where.ACTIVE)
 
     def _requeue(self, p: QueuedPodInfo) -> None:
         """requeuePodWithQueueingStrategy(queueAfterBackoff)."""
@@ -158,13 +190,6 @@ class SchedulingQueue:
         for p in moved:
             self._requeue(p)
         return moved
-
-    def remove(self, p: QueuedPodInfo) -> None:
-        """The pending pod itself was deleted (never happens to workload pods today)."""
-        for q in (self.active, self.backoff, self.unschedulable):
-            if p in q:
-                q.remove(p)
-        p.where = Where.DONE
 
     def listing(self) -> dict[Where, list[str]]:
         return {

@@ -36,7 +36,7 @@ from ..runtime import Framework
 from ..schedule import HOST_NOMINATED, HOST_SCORED, Diagnosis, ScheduleResult, schedule_pod
 from .controllers import ControllerManager
 from .hints import Event, QueueingHints
-from .queue import QueuedPodInfo, SchedulingQueue, Where
+from .queue import QueuedPodInfo, SchedulingQueue
 from .replicas import ReplicaCache, cacheable, template_key
 from .result import (
     ChoiceKind,
@@ -158,10 +158,7 @@ class Scheduler:
                 self.sim.flushes.append(Flush(self.cycle, sorted(q.key for q in moved)))
                 continue
             if self.cycle >= limit:
-                # Put it back untouched: it was not tried.
-                p.attempts -= 1
-                self.queue.active.append(p)
-                p.where = Where.ACTIVE
+                self.queue.put_back(p)
                 self.sim.stop_reason = StopReason.CYCLE_LIMIT
                 break
             self.queue.tick()
