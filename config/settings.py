@@ -223,6 +223,9 @@ PREEMPTLAB_DATABASE_RETRIES = env.int("PREEMPTLAB_DATABASE_RETRIES", default=12)
 # After this long, a snapshot ingested inside a request that is still "ingesting"
 # lost its web process mid-ingest: the reconciler marks it failed.
 PREEMPTLAB_ORPHAN_INGEST_SECONDS = env.int("PREEMPTLAB_ORPHAN_INGEST_SECONDS", default=600)
+# How many pods one workload what-if may create (every pod is at least one scheduling
+# cycle on a worker; the engine's benchmark runs 1,000 small replicas in seconds).
+PREEMPTLAB_WORKLOAD_MAX_REPLICAS = env.int("PREEMPTLAB_WORKLOAD_MAX_REPLICAS", default=1000)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

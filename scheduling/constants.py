@@ -21,6 +21,11 @@ class AnalysisSource(models.TextChoices):
     API = "api", "API"
 
 
+class AnalysisKind(models.TextChoices):
+    POD = "pod", "One pod"
+    WORKLOAD = "workload", "Workload"
+
+
 class Outcome(models.TextChoices):
     FITS = "fits", "Fits"
     PREEMPTS = "preempts", "Preempts"
@@ -41,3 +46,10 @@ CANDIDATES_PER_PAGE = 25
 REJECTED_GROUP_NODES_PER_PAGE = 50
 # Victims shown on the before/after picture by name; the rest are drawn as one block.
 SVG_MAX_LABELLED_VICTIMS = 12
+
+# Workload result page: cycles, replicas and victims per page; how often (in cycles) a
+# running simulation writes its progress to the row.
+WORKLOAD_ROWS_PER_PAGE = 50
+WORKLOAD_PROGRESS_EVERY_CYCLES = 10
+# Cycles drawn in the run picture; a longer run shows its first ones and says so.
+WORKLOAD_SVG_MAX_CYCLES = 60

@@ -106,14 +106,24 @@ class ManifestForm(forms.Form):
     manifest = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false"}),
-        help_text="A Pod in YAML or JSON, as kubectl get pod -o yaml prints it or as you would apply it.",
+        help_text="A Pod in YAML or JSON, as kubectl get pod -o yaml prints it or as you would "
+        "apply it; or a workload: Deployments, ReplicaSets, StatefulSets, Jobs, a List or "
+        "several documents, rolled out through kube-scheduler's queue.",
     )
     file = forms.FileField(required=False, help_text="Or upload the manifest file.")
+    recreate_victims = forms.BooleanField(
+        required=False,
+        label="Recreate victims (workloads)",
+        help_text="A victim owned by a ReplicaSet, StatefulSet, Job or DaemonSet comes back as "
+        "a new pending pod, as its controller would make it: see what each owner really loses.",
+    )
 
     def __init__(self, *args: Any, snapshot: Snapshot, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.snapshot = snapshot
         self.pod: dict[str, Any] | None = None
+        # A workload's objects, checked (expanded and admitted) but not stored yet.
+        self.objects: list[Any] | None = None
 
     def clean(self) -> dict[str, Any]:
         super().clean()
@@ -128,12 +138,15 @@ class ManifestForm(forms.Form):
             text = upload.read()
             source = upload.name
         try:
-            pod = services.pod_from_manifest(text=text, source=source)
-            services.pod_validate(snapshot=self.snapshot, pod=pod)
+            objects = services.manifest_objects(text=text, source=source)
+            if services.is_single_pod(objects) and not data.get("recreate_victims"):
+                services.pod_validate(snapshot=self.snapshot, pod=objects[0])
+                self.pod = objects[0]
+            else:
+                services.workload_expand(snapshot=self.snapshot, objects=objects)
+                self.objects = objects
         except services.PodRejected as e:
             self.add_error("file" if upload else "manifest", e.message)
-            return data
-        self.pod = pod
         return data
 
 
@@ -315,4 +328,46 @@ class CloneForm(forms.Form):
             self.add_error("priority_class", e.message)
             return data
         self.pod = pod
+        return data
+
+
+class ScaleUpForm(forms.Form):
+    """ "Scale this ReplicaSet / Deployment up by N", from one of its running pods."""
+
+    replicas = forms.IntegerField(
+        label="Replicas to add",
+        initial=1,
+        min_value=1,
+        error_messages={"min_value": "Add at least 1 replica."},
+        help_text="New pending pods made from this pod's template, in creation order.",
+    )
+    recreate_victims = forms.BooleanField(
+        required=False,
+        label="Recreate victims",
+        help_text="Victims owned by a controller come back as new pending pods (the cascade).",
+    )
+
+    def __init__(
+        self, *args: Any, snapshot: Snapshot, pod: dict[str, Any], owner: str, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.snapshot = snapshot
+        self.source_pod = pod
+        self.owner = owner
+        self.objects: list[Any] | None = None
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
+        if self.errors:
+            return data
+        try:
+            objects = services.scale_up_objects(
+                pod=self.source_pod, owner=self.owner, replicas=data["replicas"]
+            )
+            services.workload_expand(snapshot=self.snapshot, objects=objects, field="replicas")
+        except services.PodRejected as e:
+            self.add_error("replicas", e.message)
+            return data
+        self.objects = objects
         return data

@@ -17,9 +17,16 @@ from django.urls import reverse
 from django.utils import timezone
 
 from config.leases import LeasedWork
-from scheduling.constants import ACTIVE_STATUSES, AnalysisSource, AnalysisStatus, Outcome
+from scheduling.constants import (
+    ACTIVE_STATUSES,
+    AnalysisKind,
+    AnalysisSource,
+    AnalysisStatus,
+    Outcome,
+)
 from scheduling.engine import Explanation
 from scheduling.explanations import explanation_load
+from scheduling.workloads import WorkloadRun
 
 
 class AnalysisQuerySet(models.QuerySet["Analysis"]):
@@ -31,7 +38,7 @@ class AnalysisQuerySet(models.QuerySet["Analysis"]):
 
     def without_payload(self) -> AnalysisQuerySet:
         """For lists: leave the large JSON columns in the database."""
-        return self.defer("pod", "explanation")
+        return self.defer("pod", "explanation", "simulation")
 
 
 class Analysis(LeasedWork):
@@ -62,6 +69,19 @@ class Analysis(LeasedWork):
     # Explanation.to_json() (schema_version 2), or the three columns of an analysis
     # stored before it, moved here as they were (see scheduling.explanations).
     explanation = models.JSONField(null=True, blank=True)
+    # A workload what-if: ``pod`` then holds {"objects": [...as submitted...],
+    # "pods": [...the pending pods they expand to, admitted...]}, and ``simulation``
+    # the stored run (scheduling.workloads.WorkloadRun.to_json()).
+    kind = models.CharField(max_length=16, choices=AnalysisKind.choices, default=AnalysisKind.POD)
+    recreate_victims = models.BooleanField(default=False)
+    simulation = models.JSONField(null=True, blank=True)
+    # The scheduling cycle a running workload simulation has reached.
+    progress_cycle = models.PositiveIntegerField(default=0)
+    # A single-pod explanation of one cycle of a workload run: that run and the cycle.
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.CASCADE, related_name="cycle_explanations"
+    )
+    cycle = models.PositiveIntegerField(null=True, blank=True)
 
     objects = AnalysisQuerySet.as_manager()
 
@@ -88,11 +108,27 @@ class Analysis(LeasedWork):
     def refresh_from_db(self, *args: Any, **kwargs: Any) -> None:
         # The typed explanation is read from the column: read it again with the column.
         self.__dict__.pop("explained", None)
+        self.__dict__.pop("run", None)
         super().refresh_from_db(*args, **kwargs)
 
     @property
+    def is_workload(self) -> bool:
+        return self.kind == AnalysisKind.WORKLOAD
+
+    @cached_property
+    def run(self) -> WorkloadRun | None:
+        """The typed workload run; None for a pod analysis or until done."""
+        if not self.is_workload or not self.simulation:
+            return None
+        return WorkloadRun.from_json(self.simulation)
+
+    @property
     def result(self) -> dict[str, Any] | None:
-        """The result contract of DESIGN.md (what the API and ``whatif --format json`` give)."""
+        """The result contract of DESIGN.md (what the API and ``whatif --format json`` give):
+        the workload contract for a workload, the result contract for a pod."""
+        if self.is_workload:
+            run = self.run
+            return run.contract if run is not None else None
         ex = self.explained
         return ex.to_contract() if ex is not None else None
 

@@ -11,9 +11,11 @@ import copy
 import logging
 import time
 import uuid
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -23,7 +25,13 @@ from config.faults import BrokerUnavailable, publish
 from config.input_limits import MAX_NAME, MAX_NAMESPACE, unstorable_value
 from config.leases import lease_heartbeat, lease_release_fields
 from scheduling import cluster_cache
-from scheduling.constants import MAX_MANIFEST_BYTES, AnalysisSource, AnalysisStatus
+from scheduling.constants import (
+    MAX_MANIFEST_BYTES,
+    AnalysisKind,
+    AnalysisSource,
+    AnalysisStatus,
+    Outcome,
+)
 from scheduling.engine import (
     ENGINE_VERSION,
     Cluster,
@@ -31,8 +39,18 @@ from scheduling.engine import (
     analyze,
     load_cluster,
     read_documents,
+    simulate,
+)
+from scheduling.engine.workload import (
+    TooManyReplicas,
+    Workload,
+    WorkloadObject,
+    admit,
+    expand_workload,
+    workload_objects,
 )
 from scheduling.models import Analysis, ShareLink
+from scheduling.workloads import WorkloadRun
 
 logger = logging.getLogger(__name__)
 
@@ -62,28 +80,31 @@ class SnapshotNotReady(PodRejected):
 # --- building the pod -------------------------------------------------------------
 
 
-def pod_from_manifest(*, text: str | bytes, source: str = "manifest") -> dict[str, Any]:
-    """The one Pod of a YAML or JSON manifest; PodRejected (field "manifest") otherwise."""
+def manifest_objects(*, text: str | bytes, source: str = "manifest") -> list[Any]:
+    """The objects of a YAML or JSON manifest (several documents, ``List`` items spliced
+    in); PodRejected (field "manifest") when it cannot be read or holds nothing."""
     data = text.encode() if isinstance(text, str) else text
     if not data.strip():
-        raise PodRejected("Paste or upload a Pod manifest.", field="manifest")
+        raise PodRejected("Paste or upload a Pod or workload manifest.", field="manifest")
     if len(data) > MAX_MANIFEST_BYTES:
         raise PodRejected(
             f"The manifest is {len(data):,} bytes; at most {MAX_MANIFEST_BYTES:,} are accepted.",
             field="manifest",
         )
     try:
-        documents = read_documents(data, source)
+        return workload_objects(read_documents(data, source))
     except InvalidInput as e:
         raise PodRejected(str(e), field="manifest") from None
-    objects: list[Any] = []
-    for doc in documents:
-        if doc is None:
-            continue
-        if isinstance(doc, dict) and str(doc.get("kind", "")).endswith("List"):
-            objects.extend(doc.get("items") or [])
-        else:
-            objects.append(doc)
+
+
+def is_single_pod(objects: list[Any]) -> bool:
+    """One Pod is a single-pod what-if (the full explanation); anything else a workload."""
+    return len(objects) == 1 and isinstance(objects[0], dict) and objects[0].get("kind") == "Pod"
+
+
+def pod_from_manifest(*, text: str | bytes, source: str = "manifest") -> dict[str, Any]:
+    """The one Pod of a YAML or JSON manifest; PodRejected (field "manifest") otherwise."""
+    objects = manifest_objects(text=text, source=source)
     if len(objects) != 1:
         raise PodRejected(
             f"The manifest holds {len(objects)} objects; it must hold exactly one Pod.",
@@ -230,6 +251,185 @@ def pod_validate(*, snapshot: Snapshot, pod: Any) -> str:
     return f"{meta.get('namespace') or 'default'}/{meta['name']}"
 
 
+# --- workloads -------------------------------------------------------------------
+
+
+def workload_max_replicas() -> int:
+    return int(settings.PREEMPTLAB_WORKLOAD_MAX_REPLICAS)
+
+
+def workload_expand(
+    *, snapshot: Snapshot, objects: Any, field: str = "objects", taken: Iterable[str] = ()
+) -> Workload:
+    """The admitted pending pods of a workload, as the controllers and the API server
+    would create them; PodRejected under ``field`` for anything they would refuse.
+    ``taken``: names ("ns/name") a generated pod name must avoid."""
+    if not isinstance(objects, list):
+        raise PodRejected("Must be a list of objects (Pods, Deployments, ...).", field=field)
+    try:
+        workload = expand_workload(objects, max_replicas=workload_max_replicas(), taken=taken)
+        classes = load_cluster(_priority_class_objects(snapshot=snapshot))
+        admit(workload, classes.resolver)
+    except TooManyReplicas as e:
+        raise PodRejected(
+            f"{e}. The limit keeps one what-if within what a worker answers in seconds; "
+            "raise it with the PREEMPTLAB_WORKLOAD_MAX_REPLICAS setting (an environment "
+            "variable of the web and worker processes), or simulate fewer replicas.",
+            field=field,
+        ) from None
+    except InvalidInput as e:
+        raise PodRejected(str(e), field=field, engine_field=e.field) from None
+    return workload
+
+
+def analysis_create_workload(
+    *,
+    snapshot: Snapshot,
+    objects: Any,
+    recreate_victims: bool = False,
+    source: str = AnalysisSource.MANIFEST,
+    field: str = "objects",
+    taken: Iterable[str] = (),
+) -> Analysis:
+    """A queued workload what-if: the objects expanded and admitted now (bad input is
+    refused before anything is stored), simulated by a worker."""
+    if not snapshot.is_ready:
+        raise SnapshotNotReady(snapshot)
+    workload = workload_expand(snapshot=snapshot, objects=objects, field=field, taken=taken)
+    return _analysis_queue(
+        snapshot=snapshot,
+        kind=AnalysisKind.WORKLOAD,
+        pod={
+            "objects": objects,
+            "pods": workload.pods,
+            "made": [asdict(o) for o in workload.objects],
+        },
+        pod_key=workload.describe()[:507],
+        recreate_victims=recreate_victims,
+        source=source,
+    )
+
+
+def analysis_create_from_manifest(
+    *,
+    snapshot: Snapshot,
+    text: str | bytes,
+    recreate_victims: bool = False,
+    source: str = AnalysisSource.MANIFEST,
+) -> Analysis:
+    """One Pod: a single-pod what-if; a controller, a List or several documents: a workload."""
+    objects = manifest_objects(text=text)
+    if is_single_pod(objects) and not recreate_victims:
+        return analysis_create(snapshot=snapshot, pod=objects[0], source=source)
+    return analysis_create_workload(
+        snapshot=snapshot,
+        objects=objects,
+        recreate_victims=recreate_victims,
+        source=source,
+        field="manifest",
+    )
+
+
+def workload_simulate(
+    *,
+    cluster: Cluster,
+    made: list[dict[str, Any]],
+    pods: list[dict[str, Any]],
+    recreate_victims: bool,
+    on_cycle: Any = None,
+) -> WorkloadRun:
+    """Runs the scheduling loop over the workload's pods (as expanded and admitted when
+    submitted) and keeps what the page needs."""
+    workload = Workload(
+        pods=pods,
+        objects=[WorkloadObject(**{**o, "pod_keys": tuple(o["pod_keys"])}) for o in made],
+    )
+    sim = simulate(cluster, pods, recreate_victims=recreate_victims, on_cycle=on_cycle)
+    return WorkloadRun.from_simulation(sim, workload)
+
+
+SCALABLE_OWNER_KINDS = ("ReplicaSet",)
+
+
+def scale_up_objects(*, pod: dict[str, Any], owner: str, replicas: int) -> list[dict[str, Any]]:
+    """ "Scale this ReplicaSet (a Deployment's current one) up by N": the owner as a
+    ReplicaSet of N more replicas whose template is the stored pod's manifest (what the
+    controller stamped it from), without what the API server and kubelet added to it."""
+    kind, _, name = owner.partition("/")
+    if kind not in SCALABLE_OWNER_KINDS or not name:
+        raise PodRejected(
+            f"The pod's owner is {owner or 'none'}; only a ReplicaSet's pods (a Deployment's "
+            "run through one) can be scaled up here.",
+            field="replicas",
+        )
+    meta = pod.get("metadata") or {}
+    labels = dict(meta.get("labels") or {})
+    if not labels:
+        raise PodRejected(
+            "The pod carries no labels, so no ReplicaSet selector could select its copies.",
+            field="replicas",
+        )
+    spec = copy.deepcopy(pod.get("spec") or {})
+    for key in ("nodeName", "priority", "preemptionPolicy"):
+        spec.pop(key, None)
+    template_meta: dict[str, Any] = {"labels": labels}
+    if meta.get("annotations"):
+        template_meta["annotations"] = dict(meta["annotations"])
+    return [
+        {
+            "apiVersion": "apps/v1",
+            "kind": "ReplicaSet",
+            "metadata": {"name": name, "namespace": meta.get("namespace") or "default"},
+            "spec": {
+                "replicas": replicas,
+                "selector": {"matchLabels": labels},
+                "template": {"metadata": template_meta, "spec": spec},
+            },
+        }
+    ]
+
+
+def workload_outcome(run: WorkloadRun) -> str:
+    """The lists' one-word outcome of a run: any replica left pending, else any victim."""
+    if run.bound_count < len(run.submitted):
+        return Outcome.UNSCHEDULABLE
+    return Outcome.PREEMPTS if run.victims else Outcome.FITS
+
+
+class _Progress:
+    """on_cycle: writes the cycle reached to the row, at most every half second."""
+
+    def __init__(self, analysis_id: int) -> None:
+        self.analysis_id = analysis_id
+        self.last = 0.0
+
+    def __call__(self, cycle: int) -> None:
+        now = time.monotonic()
+        if now - self.last < 0.5:
+            return
+        self.last = now
+        Analysis.objects.filter(pk=self.analysis_id).update(progress_cycle=cycle)
+
+
+def cycle_explanation_create(*, parent: Analysis, cycle: int) -> Analysis:
+    """The single-pod explanation of one cycle of a workload run (made once, then reused)."""
+    existing = parent.cycle_explanations.filter(cycle=cycle).first()
+    if existing is not None:
+        return existing
+    run = parent.run
+    if run is None or not any(y.cycle == cycle for y in run.cycles):
+        raise PodRejected(f"The run has no cycle {cycle}.", field="cycle")
+    popped = next(y.pod for y in run.cycles if y.cycle == cycle)
+    return _analysis_queue(
+        snapshot=parent.snapshot,
+        parent=parent,
+        cycle=cycle,
+        pod={"cycle": cycle, "pod": popped},
+        pod_key=popped,
+        source=parent.source,
+    )
+
+
 # --- running it ------------------------------------------------------------------
 
 
@@ -247,13 +447,14 @@ def analysis_create(
     pod = dict(pod)
     pod.setdefault("apiVersion", "v1")
     pod.setdefault("kind", "Pod")
+    return _analysis_queue(snapshot=snapshot, pod=pod, pod_key=pod_key, source=source)
+
+
+def _analysis_queue(**fields: Any) -> Analysis:
+    """A queued analysis row and its message; the row is deleted again when the broker
+    cannot take the message (BrokerUnavailable), so a refused request stores nothing."""
     analysis = Analysis.objects.create(
-        snapshot=snapshot,
-        pod=pod,
-        pod_key=pod_key,
-        source=source,
-        status=AnalysisStatus.QUEUED,
-        enqueued_at=timezone.now(),
+        status=AnalysisStatus.QUEUED, enqueued_at=timezone.now(), **fields
     )
     try:
         analysis_enqueue(analysis=analysis)
@@ -341,12 +542,43 @@ def analysis_run(*, analysis_id: int, task_id: str = "") -> Analysis:
         return _analysis_compute(analysis)
 
 
+def _workload_compute(analysis: Analysis, cluster: Cluster) -> WorkloadRun:
+    run_of = analysis.parent if analysis.parent_id is not None else analysis
+    assert run_of is not None
+    return workload_simulate(
+        cluster=cluster,
+        made=run_of.pod["made"],
+        pods=run_of.pod["pods"],
+        recreate_victims=run_of.recreate_victims,
+        on_cycle=_Progress(analysis.pk) if run_of is analysis else None,
+    )
+
+
+def _cycle_explain(analysis: Analysis, cluster: Cluster) -> Any:
+    """The parent run played again (it is deterministic) up to the cycle, and that
+    cycle's pod analyzed on the cluster as it stood then."""
+    parent = analysis.parent
+    assert parent is not None and analysis.cycle is not None
+    sim = simulate(
+        cluster,
+        parent.pod["pods"],
+        recreate_victims=parent.recreate_victims,
+        cycle_limit=analysis.cycle,
+    )
+    return sim.explain(analysis.cycle).explanation
+
+
 def _analysis_compute(analysis: Analysis) -> Analysis:
     t0 = time.perf_counter()
     cluster, cached = snapshot_load(snapshot=analysis.snapshot)
     t1 = time.perf_counter()
+    if analysis.kind == AnalysisKind.WORKLOAD:
+        return _workload_store(analysis, cluster, cached=cached, t0=t0, t1=t1)
     try:
-        explanation = analyze(cluster, analysis.pod).explanation
+        if analysis.parent_id is not None:
+            explanation = _cycle_explain(analysis, cluster)
+        else:
+            explanation = analyze(cluster, analysis.pod).explanation
     except InvalidInput as e:
         return analysis_fail(analysis_id=analysis.pk, error=f"The pod is invalid: {e}")
     t2 = time.perf_counter()
@@ -355,6 +587,30 @@ def _analysis_compute(analysis: Analysis) -> Analysis:
         error="",
         outcome=explanation.outcome.value,
         explanation=explanation.to_json(),
+        finished_at=timezone.now(),
+        load_seconds=0.0 if cached else round(t1 - t0, 4),
+        engine_seconds=round(t2 - t1, 4),
+        engine_version=ENGINE_VERSION,
+        **lease_release_fields(),
+    )
+    analysis.refresh_from_db()
+    return analysis
+
+
+def _workload_store(
+    analysis: Analysis, cluster: Cluster, *, cached: bool, t0: float, t1: float
+) -> Analysis:
+    try:
+        run = _workload_compute(analysis, cluster)
+    except InvalidInput as e:
+        return analysis_fail(analysis_id=analysis.pk, error=f"The workload is invalid: {e}")
+    t2 = time.perf_counter()
+    Analysis.objects.filter(pk=analysis.pk).exclude(status=AnalysisStatus.DONE).update(
+        status=AnalysisStatus.DONE,
+        error="",
+        outcome=workload_outcome(run),
+        simulation=run.to_json(),
+        progress_cycle=len(run.cycles),
         finished_at=timezone.now(),
         load_seconds=0.0 if cached else round(t1 - t0, 4),
         engine_seconds=round(t2 - t1, 4),

@@ -17,6 +17,11 @@ urlpatterns = [
         views.analysis_clone,
         name="analysis-clone",
     ),
+    path(
+        "snapshots/<int:snapshot_id>/pods/<int:pod_id>/scale-up/",
+        views.analysis_scale_up,
+        name="analysis-scale-up",
+    ),
     path("analyses/", views.analysis_list, name="analysis-index"),
     path("analyses/demo/", views.demo_whatif, name="demo-whatif"),
     path("analyses/<int:analysis_id>/", views.analysis_detail, name="analysis-detail"),
@@ -24,6 +29,11 @@ urlpatterns = [
         "analyses/<int:analysis_id>/rejected/<int:group>/",
         views.analysis_rejected_nodes,
         name="analysis-rejected-nodes",
+    ),
+    path(
+        "analyses/<int:analysis_id>/cycles/<int:cycle>/explain/",
+        views.analysis_cycle_explain,
+        name="analysis-cycle-explain",
     ),
     path("analyses/<int:analysis_id>/retry/", views.analysis_retry, name="analysis-retry"),
     path(

@@ -26,17 +26,19 @@ from clusters.models import Snapshot
 from clusters.selectors import pod_manifest, snapshot_demo_find, snapshot_get
 from clusters.services import snapshot_load_demo
 from config.faults import BrokerUnavailable
-from scheduling import presenters, selectors, services
+from scheduling import presenters, selectors, services, workload_presenters
 from scheduling.constants import (
     CANDIDATES_PER_PAGE,
     REJECTED_GROUP_NODES_PER_PAGE,
     STALE_QUEUED_SECONDS,
+    WORKLOAD_ROWS_PER_PAGE,
     AnalysisSource,
     AnalysisStatus,
 )
 from scheduling.engine import CandidateRecord, Explanation
-from scheduling.forms import CloneForm, ManifestForm, PodForm
+from scheduling.forms import CloneForm, ManifestForm, PodForm, ScaleUpForm
 from scheduling.models import Analysis
+from scheduling.workloads import WorkloadRun
 
 STOP_POLLING = 286
 
@@ -55,10 +57,21 @@ def _submit(
 ) -> HttpResponse | None:
     """The redirect to the queued analysis of a valid form's pod, or None with the form's
     error set (the pod was invalid, or the service turned it down)."""
-    if not form.is_valid() or form.pod is None:
+    if not form.is_valid():
         return None
+    objects = getattr(form, "objects", None)
     try:
-        analysis = services.analysis_create(snapshot=snapshot, pod=form.pod, source=source)
+        if objects is not None:
+            analysis = services.analysis_create_workload(
+                snapshot=snapshot,
+                objects=objects,
+                recreate_victims=bool(form.cleaned_data.get("recreate_victims")),
+                source=source,
+            )
+        elif form.pod is not None:
+            analysis = services.analysis_create(snapshot=snapshot, pod=form.pod, source=source)
+        else:
+            return None
     except services.PodRejected as e:
         form.add_error(None, e.message)
         return None
@@ -150,6 +163,48 @@ def demo_whatif(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
+def analysis_scale_up(request: HttpRequest, snapshot_id: int, pod_id: int) -> HttpResponse:
+    """'Scale this Deployment/ReplicaSet up by N': N more replicas of the pod's owner,
+    made from the pod's own manifest, rolled out through the scheduling loop."""
+    snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
+    row = get_object_or_404(PodRow, pk=pod_id, snapshot=snapshot)
+    source_pod = pod_manifest(pod=row)
+    if source_pod is None:
+        raise Http404("The pod is not among the snapshot's objects.")
+    form = ScaleUpForm(request.POST or None, snapshot=snapshot, pod=source_pod, owner=row.owner)
+    if request.method == "POST" and form.is_valid() and form.objects is not None:
+        # The new replicas' generated names avoid the ones the owner's pods already have.
+        taken = [
+            f"{ns}/{name}"
+            for ns, name in snapshot.pods.filter(owner=row.owner).values_list("namespace", "name")
+        ]
+        try:
+            analysis = services.analysis_create_workload(
+                snapshot=snapshot,
+                objects=form.objects,
+                recreate_victims=form.cleaned_data["recreate_victims"],
+                source=AnalysisSource.CLONE,
+                field="replicas",
+                taken=taken,
+            )
+        except services.PodRejected as e:
+            form.add_error("replicas", e.message)
+        else:
+            return HttpResponseRedirect(analysis.get_absolute_url())
+    return TemplateResponse(
+        request,
+        "scheduling/analysis_scale.html",
+        {
+            "snapshot": snapshot,
+            "pod_row": row,
+            "form": form,
+            "running": snapshot.pods.filter(owner=row.owner).count(),
+        },
+        status=400 if request.method == "POST" else 200,
+    )
+
+
+@require_http_methods(["GET", "POST"])
 def analysis_clone(request: HttpRequest, snapshot_id: int, pod_id: int) -> HttpResponse:
     """'What if this pod had class X': the pod cloned as pending with another class."""
     snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
@@ -211,10 +266,42 @@ def _result_context(
         "shared": shared,
         "stale": stale,
     }
+    run = analysis.run if analysis.is_done else None
+    if run is not None:
+        ctx |= workload_context(run, request=request, analysis=analysis)
+        return ctx
     ex = analysis.explained if analysis.is_done else None
     if ex is not None:
         ctx |= result_context(ex, cpage=request.GET.get("cpage"))
     return ctx
+
+
+def workload_context(
+    run: WorkloadRun, *, request: HttpRequest, analysis: Analysis
+) -> dict[str, Any]:
+    """What the workload result page shows of a stored run; long lists paginated."""
+    failed = run.failed_cycles_by_pod
+    pending = [(p, failed.get(p.pod)) for p in run.pods if not p.bound]
+    explained = {
+        a.cycle: a for a in analysis.cycle_explanations.all().only("id", "cycle", "status")
+    }
+    return {
+        "run": run,
+        "sentence": workload_presenters.workload_sentence(run),
+        "stop_text": workload_presenters.stop_reason_text(run),
+        "pdb_paragraphs": [(r, workload_presenters.pdb_paragraph(r)) for r in run.pdb_report],
+        "victim_groups": workload_presenters.victim_groups(run),
+        "run_svg": workload_presenters.run_svg(run),
+        "nodes_svg": workload_presenters.nodes_svg(run.nodes),
+        "cycle_page": presenters.paginate(
+            run.cycles, page=request.GET.get("cycles"), per_page=WORKLOAD_ROWS_PER_PAGE
+        ),
+        "pod_page": presenters.paginate(
+            run.pods, page=request.GET.get("replicas"), per_page=WORKLOAD_ROWS_PER_PAGE
+        ),
+        "pending": pending,
+        "explained_cycles": explained,
+    }
 
 
 def result_context(ex: Explanation, *, cpage: str | None = None) -> dict[str, Any]:
@@ -318,6 +405,18 @@ def analysis_rejected_nodes(request: HtmxHttpRequest, analysis_id: int, group: i
 
 
 @require_POST
+@require_POST
+def analysis_cycle_explain(request: HttpRequest, analysis_id: int, cycle: int) -> HttpResponse:
+    """The full single-pod explanation of one cycle of a workload run, as it stood then
+    (queued once, then the same analysis is shown again)."""
+    parent = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
+    try:
+        child = services.cycle_explanation_create(parent=parent, cycle=cycle)
+    except services.PodRejected as e:
+        raise Http404(e.message) from None
+    return HttpResponseRedirect(child.get_absolute_url())
+
+
 def analysis_retry(request: HttpRequest, analysis_id: int) -> HttpResponse:
     analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
     if analysis.is_failed or _is_stale(analysis):

@@ -14,7 +14,8 @@ from scheduling.models import Analysis, ShareLink
 
 
 class AnalysisCreateSerializer(serializers.Serializer[Any]):
-    """Either the Pod as a JSON object, or a manifest (YAML or JSON text) holding one Pod."""
+    """A Pod (``pod``), a manifest (``manifest``: one Pod, or Deployments, ReplicaSets,
+    StatefulSets, Jobs, Lists, several documents), or a workload's ``objects``."""
 
     pod = serializers.JSONField(
         required=False, help_text="The pending Pod as a JSON object (kind Pod)."
@@ -22,22 +23,47 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
     manifest = serializers.CharField(
         required=False,
         trim_whitespace=False,
-        help_text="A YAML or JSON manifest holding exactly one Pod.",
+        help_text="YAML or JSON text: one Pod (a single-pod what-if), or a workload: "
+        "Pods, Deployments, ReplicaSets, StatefulSets, Jobs, a List of them or several "
+        "documents.",
+    )
+    objects = serializers.ListField(
+        child=serializers.JSONField(),
+        required=False,
+        help_text="A workload as a list of objects (Pod, Deployment, ReplicaSet, "
+        "StatefulSet, Job), expanded into pending pods in order.",
+    )
+    recreate_victims = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Workloads: a victim owned by a ReplicaSet, StatefulSet, Job or DaemonSet "
+        "comes back as a new pending pod and is scheduled in turn (the cascade).",
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        has_pod, has_manifest = "pod" in attrs, bool(attrs.get("manifest"))
-        if has_pod == has_manifest:
+        given = [k for k in ("pod", "manifest", "objects") if attrs.get(k) not in (None, "")]
+        if "pod" in attrs and "pod" not in given:
+            given.append("pod")
+        if len(given) != 1:
             raise serializers.ValidationError(
-                {"non_field_errors": ["Give exactly one of 'pod' and 'manifest'."]}
+                {"non_field_errors": ["Give exactly one of 'pod', 'manifest' and 'objects'."]}
             )
-        if has_manifest:
+        recreate = bool(attrs.get("recreate_victims"))
+        attrs["field"] = given[0]
+        if given[0] == "manifest":
             try:
-                attrs["pod"] = services.pod_from_manifest(text=attrs["manifest"])
+                objects = services.manifest_objects(text=attrs["manifest"])
             except services.PodRejected as e:
                 raise serializers.ValidationError({"manifest": [e.message]}) from None
-        elif not isinstance(attrs["pod"], dict):
-            raise serializers.ValidationError({"pod": ["Must be a JSON object (a Pod)."]})
+            if services.is_single_pod(objects) and not recreate:
+                attrs["pod"] = objects[0]
+            else:
+                attrs["objects"] = objects
+        elif given[0] == "pod":
+            if not isinstance(attrs["pod"], dict):
+                raise serializers.ValidationError({"pod": ["Must be a JSON object (a Pod)."]})
+            if recreate:
+                attrs["objects"] = [attrs.pop("pod")]
         return attrs
 
 
@@ -69,6 +95,9 @@ class AnalysisSerializer(AnalysisAcceptedSerializer):
             "source",
             "status",
             "error",
+            "kind",
+            "recreate_victims",
+            "progress_cycle",
             "outcome",
             "created",
             "started_at",
@@ -84,12 +113,83 @@ class AnalysisSerializer(AnalysisAcceptedSerializer):
         return request.build_absolute_uri(obj.get_absolute_url())
 
 
+_POD_RESULT = {
+    "type": "object",
+    "title": "Result contract (kind pod)",
+    "description": 'DESIGN.md "Result contract": where one pod goes and whom it preempts.',
+    "properties": {
+        k: {}
+        for k in [
+            "pod",
+            "priority",
+            "priority_class",
+            "preemption_policy",
+            "outcome",
+            "eligible",
+            "ineligible_reason",
+            "node",
+            "feasible_nodes",
+            "victims",
+            "pdb_violations",
+            "candidates",
+            "tied_nodes",
+            "rejected_nodes",
+            "message",
+        ]
+    },
+    "required": ["pod", "outcome", "node", "victims", "message"],
+}
+_WORKLOAD_RESULT = {
+    "type": "object",
+    "title": "Workload contract (kind workload)",
+    "description": 'DESIGN.md "Workload contract": kube-scheduler\'s loop over the '
+    "workload's pods, cycle by cycle (`recreated` only with recreate_victims).",
+    "properties": {
+        "pods": {
+            "type": "array",
+            "items": {"type": "object"},
+            "description": "pod, priority, "
+            "priority_class, preemption_policy, final (bound|pending), node, "
+            "nominated_node, attempts; in submission order",
+        },
+        "cycles": {
+            "type": "array",
+            "items": {"type": "object"},
+            "description": "cycle, pod, "
+            "attempt, result (bound|preempted|unschedulable), node, host_selection, "
+            "top_scored_nodes, nominated_node, tied_nodes, victims, pdb_violations, "
+            "message",
+        },
+        "events": {"type": "array", "items": {"type": "object"}},
+        "deleted_victims": {"type": "array", "items": {"type": "string"}},
+        "nominations": {"type": "array", "items": {"type": "object"}},
+        "flushes": {"type": "array", "items": {"type": "object"}},
+        "stop_reason": {
+            "type": "string",
+            "enum": ["queue-empty", "no-progress-after-flush", "cycle-limit"],
+        },
+        "final_queue": {"type": "object"},
+        "pdb_report": {
+            "type": "array",
+            "items": {"type": "object"},
+            "description": "pdb, "
+            "disruptions_allowed, deleted_matching_victims, exceeded, "
+            "cycles_beyond_budget",
+        },
+        "choice_points": {"type": "array", "items": {"type": "object"}},
+        "recreated": {"type": "array", "items": {"type": "object"}},
+    },
+    "required": ["pods", "cycles", "events", "stop_reason", "pdb_report"],
+}
+
+
 @extend_schema_field(
     {
-        "type": "object",
+        "oneOf": [_POD_RESULT, _WORKLOAD_RESULT],
         "nullable": True,
-        "description": "The result contract of DESIGN.md (the same JSON as "
-        "`manage.py whatif --format json`); null until the analysis is done.",
+        "description": "The contract of DESIGN.md for the analysis' `kind` (the same JSON as "
+        "`manage.py whatif --format json`): the result contract of a pod, the workload "
+        "contract of a workload; null until the analysis is done.",
     }
 )
 class ResultField(serializers.JSONField):

@@ -34,6 +34,7 @@ FieldErrors = inline_serializer(
     {
         "pod": serializers.ListField(child=serializers.CharField(), required=False),
         "manifest": serializers.ListField(child=serializers.CharField(), required=False),
+        "objects": serializers.ListField(child=serializers.CharField(), required=False),
         "non_field_errors": serializers.ListField(child=serializers.CharField(), required=False),
     },
 )
@@ -62,10 +63,14 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
         summary="Run a what-if analysis",
         description=(
             "Submit a pending Pod (as `pod`, a JSON object, or `manifest`, YAML or JSON text) "
-            "to be analyzed on the snapshot by a worker. Answers 202 at once with the "
-            "analysis' URL; GET it until `status` is `done` (then `result` holds the contract) "
-            "or `failed` (then `error` says why). A malformed pod answers 400 with the engine's "
-            "message under the field it came from."
+            "or a workload (`manifest` holding Deployments, ReplicaSets, StatefulSets, Jobs, a "
+            "List or several documents, or `objects`, a list of them; `recreate_victims` adds "
+            "the cascade) to be analyzed on the snapshot by a worker. Answers 202 at once with "
+            "the analysis' URL; GET it until `status` is `done` (then `result` holds the "
+            "contract of its `kind`: pod or workload) or `failed` (then `error` says why). "
+            "Malformed input (0 replicas, more than the replica limit, a template without "
+            "containers, a selector that misses the template's labels, an unknown kind or "
+            "PriorityClass) answers 400 under the field it came from, and nothing is stored."
         ),
         request=AnalysisCreateSerializer,
         responses={
@@ -79,11 +84,21 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
         snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
         incoming = AnalysisCreateSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
-        field = "manifest" if incoming.validated_data.get("manifest") else "pod"
+        data = incoming.validated_data
+        field = data["field"]
         try:
-            analysis = services.analysis_create(
-                snapshot=snapshot, pod=incoming.validated_data["pod"], source=AnalysisSource.API
-            )
+            if "objects" in data:
+                analysis = services.analysis_create_workload(
+                    snapshot=snapshot,
+                    objects=data["objects"],
+                    recreate_victims=data["recreate_victims"],
+                    source=AnalysisSource.API,
+                    field=field,
+                )
+            else:
+                analysis = services.analysis_create(
+                    snapshot=snapshot, pod=data["pod"], source=AnalysisSource.API
+                )
         except services.SnapshotNotReady as e:
             return Response({"snapshot": [e.message]}, status=status.HTTP_409_CONFLICT)
         except services.PodRejected as e:

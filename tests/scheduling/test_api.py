@@ -77,7 +77,11 @@ def test_it_accepts_a_yaml_manifest(api: APIClient, demo_snapshot: Any) -> None:
     ("payload", "field", "needle"),
     [
         ({}, "non_field_errors", "exactly one"),
-        ({"manifest": "kind: Service\nmetadata: {name: s}\n"}, "manifest", "must be a Pod"),
+        (
+            {"manifest": "kind: Service\nmetadata: {name: s}\n"},
+            "manifest",
+            "unknown kind 'Service'",
+        ),
         ({"pod": [1, 2]}, "pod", "JSON object"),
         (
             {

@@ -3,17 +3,36 @@ would do with POD, with gates that fail a CI job (exit status 1, one line of rea
 
 from __future__ import annotations
 
+import enum
 import json
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from clusters.selectors import snapshot_find, snapshot_objects
 from scheduling import gates
-from scheduling.engine import Cluster, InvalidInput, analyze, load_cluster, read_documents
+from scheduling.engine import (
+    Cluster,
+    InvalidInput,
+    analyze,
+    load_cluster,
+    read_documents,
+    simulate,
+)
+from scheduling.engine.workload import TooManyReplicas, admit, expand_workload, workload_objects
 from scheduling.markdown_report import render_markdown
 from scheduling.report import render_text
+from scheduling.workload_report import render_workload_text
+from scheduling.workloads import WorkloadRun
+
+
+def _enum_value(value: Any) -> Any:
+    """The contract's enum values (host_selection) as their strings."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 class GateFailed(CommandError):
@@ -48,6 +67,12 @@ class Command(BaseCommand):
             "--snapshot", metavar="NAME|ID", help="ask a stored snapshot instead of files"
         )
         parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+        parser.add_argument(
+            "--recreate-victims",
+            action="store_true",
+            help="workloads: victims owned by a controller come back as new pending pods "
+            "(the cascade); the report then says what each owner really lost",
+        )
         parser.add_argument(
             "--fail-on-preempt", action="store_true", help="fail when the pod would preempt any pod"
         )
@@ -116,17 +141,51 @@ class Command(BaseCommand):
         names = ", ".join(f"`{Path(p).name}`" for p in inputs[:-1])
         return load_cluster(objects, source=Path(inputs[0]).name), names, inputs[-1]
 
+    def _workload(
+        self,
+        cluster: Cluster,
+        objects: list[Any],
+        options: dict[str, Any],
+        chosen: list[gates.Gate],
+    ) -> None:
+        """A Deployment, ReplicaSet, StatefulSet, Job, List or several documents: the
+        workload contract (json) or the short report (text)."""
+        if chosen or options["format"] == "markdown":
+            raise CommandError(
+                "The gates and --format markdown apply to a single Pod; for a workload use "
+                "--format json or text.",
+                returncode=gates.BAD_INPUT,
+            )
+        limit = int(settings.PREEMPTLAB_WORKLOAD_MAX_REPLICAS)
+        try:
+            workload = expand_workload(objects, max_replicas=limit)
+        except TooManyReplicas as e:
+            raise CommandError(
+                f"{e}; raise the limit with the PREEMPTLAB_WORKLOAD_MAX_REPLICAS environment "
+                "variable.",
+                returncode=gates.BAD_INPUT,
+            ) from None
+        admit(workload, cluster.resolver)
+        sim = simulate(cluster, workload.pods, recreate_victims=options["recreate_victims"])
+        if options["format"] == "json":
+            self.stdout.write(json.dumps(sim.to_dict(), indent=2, default=_enum_value))
+        else:
+            run = WorkloadRun.from_simulation(sim, workload)
+            self.stdout.write(render_workload_text(run), ending="")
+
     def handle(self, *args: Any, **options: Any) -> None:
         chosen = self._gates(options)
         try:
             cluster, snapshot_name, pod_path = self._cluster(options)
-            pods = [d for d in _read(pod_path) if d.get("kind") in ("Pod", None)]
-            if len(pods) != 1:
-                raise CommandError(
-                    f"{pod_path}: expected exactly one Pod, found {len(pods)}",
-                    returncode=gates.BAD_INPUT,
-                )
-            result = analyze(cluster, pods[0])
+            objects = workload_objects(_read(pod_path))
+            if (
+                len(objects) != 1
+                or objects[0].get("kind") not in ("Pod", None)
+                or options["recreate_victims"]
+            ):
+                self._workload(cluster, objects, options, chosen)
+                return
+            result = analyze(cluster, objects[0])
         except InvalidInput as e:
             raise CommandError(str(e), returncode=gates.BAD_INPUT) from None
         failed = gates.failures(chosen, result.explanation)

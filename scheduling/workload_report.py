@@ -1,0 +1,36 @@
+"""The plain-text report of a workload what-if (``manage.py whatif --format text``): the
+page's sentences from the same presenters over the same run."""
+
+from __future__ import annotations
+
+from scheduling import workload_presenters as wp
+from scheduling.workloads import WorkloadRun
+
+
+def render_workload_text(run: WorkloadRun) -> str:
+    lines = [wp.workload_sentence(run) + ".", wp.stop_reason_text(run), ""]
+    lines.append("Cycles:")
+    for y in run.cycles:
+        where = y.node or y.nominated_node or "-"
+        extra = f"; evicts {', '.join(y.victims)}" if y.victims else ""
+        lines.append(f"  {y.cycle:>4}  {y.pod}  {y.result.value} {where}{extra}")
+    if run.pdb_report:
+        lines += ["", "PodDisruptionBudgets:"]
+        lines += [f"  {wp.pdb_paragraph(r)}" for r in run.pdb_report]
+    groups = wp.victim_groups(run)
+    if groups:
+        lines += ["", "Victims by owner:"]
+        for g in groups:
+            pdbs = f" (PDB {', '.join(g.pdbs)})" if g.pdbs else ""
+            lines.append(f"  {g.namespace} {g.label}: {len(g.victims)} evicted{pdbs}")
+    failed = run.failed_cycles_by_pod
+    pending = [p for p in run.pods if not p.bound]
+    if pending:
+        lines += ["", "Left pending:"]
+        for p in pending:
+            last = failed.get(p.pod)
+            lines.append(f"  {p.pod}: {last.message if last else 'never tried'}")
+    if run.recreate_victims and run.owners:
+        lines += ["", "The cascade (running before -> at the end):"]
+        lines += [f"  {o.namespace}/{o.owner}: {o.before} -> {o.after}" for o in run.owners]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,290 @@
+"""A workload what-if's stored run: the workload contract and what the page adds to it.
+
+``WorkloadRun`` is built once from the engine's ``Simulation`` (on the worker) and
+stored as JSON; the page, the API and the CLI read it back as the same typed records
+the engine returns (``Cycle``, ``PodOutcome``, ``PDBReport``...), so no layer reads the
+contract by string keys. Besides the contract (``contract``, exactly
+``Simulation.to_dict()``) it keeps what the contract leaves out and the page needs:
+the objects the workload was made of, each victim's owner, class and PDBs, the
+per-owner replicas before/after (the cascade) and each touched node before/after.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from scheduling.engine.objects import Pod
+from scheduling.engine.simulate import (
+    ChoicePoint,
+    Cycle,
+    CycleResult,
+    EventType,
+    OwnerReplicas,
+    PDBReport,
+    PodOutcome,
+    Recreated,
+    RunEvent,
+    Simulation,
+    StopReason,
+)
+from scheduling.engine.simulate.result import BudgetOverrun, ChoiceKind
+from scheduling.engine.workload import Workload, WorkloadObject
+
+RUN_SCHEMA_VERSION = 1
+
+
+def _plain(value: Any) -> Any:
+    """The contract as JSON: enums by value (host_selection is an engine enum)."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class VictimInfo:
+    """A preempted pod: who owned it, its class, the PDBs that cover it, when it went."""
+
+    pod: str
+    namespace: str
+    owner: str  # "ReplicaSet/blue-6ldlh", or "" for a bare pod
+    priority: int
+    priority_class: str
+    node: str
+    cycle: int
+    preemptor: str
+    pdbs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NodeChange:
+    """A node the run bound to or preempted on: requests before the run and at its end."""
+
+    node: str
+    cpu_allocatable: int
+    memory_allocatable: int
+    cpu_before: int
+    memory_before: int
+    cpu_after: int
+    memory_after: int
+    pods_before: int
+    bound: tuple[str, ...]
+    evicted: tuple[str, ...]
+
+    @property
+    def pods_after(self) -> int:
+        return self.pods_before + len(self.bound) - len(self.evicted)
+
+
+@dataclass
+class WorkloadRun:
+    contract: dict[str, Any]
+    objects: list[WorkloadObject]
+    victims: list[VictimInfo]
+    nodes: list[NodeChange]
+    owners: list[OwnerReplicas]
+    recreate_victims: bool
+    # The typed records of the contract, rebuilt from it.
+    pods: list[PodOutcome] = field(default_factory=list)
+    cycles: list[Cycle] = field(default_factory=list)
+    events: list[RunEvent] = field(default_factory=list)
+    pdb_report: list[PDBReport] = field(default_factory=list)
+    choice_points: list[ChoicePoint] = field(default_factory=list)
+    recreated: list[Recreated] = field(default_factory=list)
+    stop_reason: StopReason = StopReason.QUEUE_EMPTY
+
+    def __post_init__(self) -> None:
+        c = self.contract
+        self.pods = [
+            PodOutcome(
+                pod=p["pod"],
+                priority=p["priority"],
+                priority_class=p["priority_class"],
+                preemption_policy=p["preemption_policy"],
+                bound=p["final"] == "bound",
+                node=p["node"],
+                nominated_node=p["nominated_node"],
+                attempts=p["attempts"],
+                queue=None,
+            )
+            for p in c["pods"]
+        ]
+        self.cycles = [
+            Cycle(
+                cycle=y["cycle"],
+                pod=y["pod"],
+                attempt=y["attempt"],
+                result=CycleResult(y["result"]),
+                node=y.get("node"),
+                host_selection=y.get("host_selection"),
+                top_scored_nodes=list(y.get("top_scored_nodes") or []),
+                nominated_node=y.get("nominated_node"),
+                tied_nodes=list(y.get("tied_nodes") or []),
+                victims=list(y.get("victims") or []),
+                pdb_violations=y.get("pdb_violations") or 0,
+                message=y.get("message") or "",
+            )
+            for y in c["cycles"]
+        ]
+        self.events = [
+            RunEvent(
+                seq=e["seq"],
+                cycle=e["cycle"],
+                type=EventType(e["type"]),
+                pod=e["pod"],
+                node=e["node"],
+                victims=list(e.get("victims") or []),
+            )
+            for e in c["events"]
+        ]
+        self.pdb_report = [
+            PDBReport(
+                pdb=r["pdb"],
+                disruptions_allowed=r["disruptions_allowed"],
+                deleted_matching_victims=list(r["deleted_matching_victims"]),
+                exceeded=r["exceeded"],
+                cycles_beyond_budget=[
+                    BudgetOverrun(b["cycle"], b["node"], b["matching_victims"], b["pdb_violations"])
+                    for b in r["cycles_beyond_budget"]
+                ],
+            )
+            for r in c["pdb_report"]
+        ]
+        self.choice_points = [
+            ChoicePoint(
+                cycle=p["cycle"],
+                pod=p["pod"],
+                kind=ChoiceKind(p["kind"]),
+                options=list(p["options"]),
+                chosen=p["chosen"],
+            )
+            for p in c["choice_points"]
+        ]
+        self.recreated = [
+            Recreated(r["victim"], r["pod"], r["owner"]) for r in c.get("recreated", [])
+        ]
+        self.stop_reason = StopReason(c["stop_reason"])
+
+    # --- building and storing -------------------------------------------------------
+
+    @classmethod
+    def from_simulation(cls, sim: Simulation, workload: Workload) -> WorkloadRun:
+        base = sim.base
+        victims: list[VictimInfo] = []
+        evicted_by_node: dict[str, list[Pod]] = {}
+        for cycle, node, pods, _ in sim.preemptions:
+            preemptor = next((y.pod for y in sim.cycles if y.cycle == cycle), "")
+            for v in pods:
+                evicted_by_node.setdefault(node, []).append(v)
+                victims.append(
+                    VictimInfo(
+                        pod=v.key,
+                        namespace=v.namespace,
+                        owner=v.owner or "",
+                        priority=v.priority,
+                        priority_class=v.priority_class_name or "",
+                        node=node,
+                        cycle=cycle,
+                        preemptor=preemptor,
+                        pdbs=tuple(f"{b.namespace}/{b.name}" for b in base.pdbs if b.matches(v)),
+                    )
+                )
+        pending = {p.key: p for p in sim.pending}
+        bound_by_node: dict[str, list[Pod]] = {}
+        for outcome in sim.pods:
+            if outcome.bound and outcome.node:
+                bound_by_node.setdefault(outcome.node, []).append(pending[outcome.pod])
+        nodes = []
+        for name in sorted(set(evicted_by_node) | set(bound_by_node)):
+            ni = base.node_info_by_name[name]
+            bound, evicted = bound_by_node.get(name, []), evicted_by_node.get(name, [])
+            # "bound" holds the pods running here at the end; a victim that was itself
+            # bound earlier in the run is in neither list, so only pods that ran here
+            # before the run are taken away.
+            base_keys = {p.key for p in ni.pods}
+            gone = [v for v in evicted if v.key in base_keys]
+
+            def total(pods: list[Pod], resource: str) -> int:
+                return sum(p.requests.get(resource, 0) for p in pods)
+
+            cpu0, mem0 = total(ni.pods, "cpu"), total(ni.pods, "memory")
+            nodes.append(
+                NodeChange(
+                    node=name,
+                    cpu_allocatable=ni.node.allocatable.get("cpu", 0),
+                    memory_allocatable=ni.node.allocatable.get("memory", 0),
+                    cpu_before=cpu0,
+                    memory_before=mem0,
+                    cpu_after=cpu0 + total(bound, "cpu") - total(gone, "cpu"),
+                    memory_after=mem0 + total(bound, "memory") - total(gone, "memory"),
+                    pods_before=len(ni.pods),
+                    bound=tuple(p.key for p in bound),
+                    evicted=tuple(v.key for v in gone),
+                )
+            )
+        return cls(
+            contract=_plain(sim.to_dict()),
+            objects=list(workload.objects),
+            victims=victims,
+            nodes=nodes,
+            owners=list(sim.owners),
+            recreate_victims=sim.recreate_victims,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema_version": RUN_SCHEMA_VERSION,
+            "contract": self.contract,
+            "objects": [asdict(o) for o in self.objects],
+            "victims": [asdict(v) for v in self.victims],
+            "nodes": [asdict(n) for n in self.nodes],
+            "owners": [asdict(o) for o in self.owners],
+            "recreate_victims": self.recreate_victims,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> WorkloadRun:
+        return cls(
+            contract=dict(data["contract"]),
+            objects=[
+                WorkloadObject(**{**o, "pod_keys": tuple(o["pod_keys"])}) for o in data["objects"]
+            ],
+            victims=[VictimInfo(**{**v, "pdbs": tuple(v["pdbs"])}) for v in data["victims"]],
+            nodes=[
+                NodeChange(**{**n, "bound": tuple(n["bound"]), "evicted": tuple(n["evicted"])})
+                for n in data["nodes"]
+            ],
+            owners=[OwnerReplicas(**o) for o in data["owners"]],
+            recreate_victims=bool(data.get("recreate_victims")),
+        )
+
+    # --- what the page and the report ask ------------------------------------------
+
+    @property
+    def submitted(self) -> list[PodOutcome]:
+        """The workload's own pods (recreated victims are not part of what was asked)."""
+        own = {k for o in self.objects for k in o.pod_keys}
+        return [p for p in self.pods if p.pod in own]
+
+    @property
+    def bound_count(self) -> int:
+        return sum(1 for p in self.submitted if p.bound)
+
+    @property
+    def exceeded_pdbs(self) -> list[PDBReport]:
+        return [r for r in self.pdb_report if r.exceeded]
+
+    @property
+    def failed_cycles_by_pod(self) -> dict[str, Cycle]:
+        """Each pod's last failed cycle (the FailedScheduling text it was left with)."""
+        out: dict[str, Cycle] = {}
+        for y in self.cycles:
+            if y.result is not CycleResult.BOUND:
+                out[y.pod] = y
+        return out
