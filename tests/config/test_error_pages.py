@@ -36,3 +36,11 @@ def test_a_failing_page_shows_the_product_500_page(owner_client, settings):
     assert 'id="server-error"' in body
     assert "Try again" in body
     assert "RuntimeError" not in body and "a bug" not in body
+
+
+def test_an_unknown_host_gets_the_product_400(client, settings):
+    settings.DEBUG = False
+    response = client.get("/accounts/login/", HTTP_HOST="evil.example")
+    assert response.status_code == 400
+    body = response.content.decode()
+    assert 'id="bad-request"' in body and "ALLOWED_HOSTS" in body
