@@ -406,3 +406,16 @@ def test_whatif_refuses_a_bad_workload_with_the_bad_input_status(
         call_command("whatif", "--snapshot", str(demo_snapshot.pk), str(work))
     assert e.value.returncode == gates.BAD_INPUT
     assert "at least 1 replica" in str(e.value)
+
+
+def test_the_analyses_list_counts_a_workloads_victims(
+    owner_client: Any, demo_snapshot: Any
+) -> None:
+    a = services.analysis_run(
+        analysis_id=services.analysis_create_workload(
+            snapshot=demo_snapshot, objects=[deployment(2)]
+        ).pk
+    )
+    victims = a.result["deleted_victims"]
+    html = owner_client.get(f"/snapshots/{demo_snapshot.pk}/analyses/").content.decode()
+    assert f'title="{", ".join(victims)}">{len(victims)}</td>' in html
