@@ -53,3 +53,6 @@ WORKLOAD_ROWS_PER_PAGE = 50
 WORKLOAD_PROGRESS_EVERY_CYCLES = 10
 # Cycles drawn in the run picture; a longer run shows its first ones and says so.
 WORKLOAD_SVG_MAX_CYCLES = 60
+# Victims named per owner on the workload page (the rest are counted); owners per page.
+VICTIMS_LISTED_PER_GROUP = 20
+VICTIM_GROUPS_PER_PAGE = 25

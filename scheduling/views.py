@@ -31,6 +31,7 @@ from scheduling.constants import (
     CANDIDATES_PER_PAGE,
     REJECTED_GROUP_NODES_PER_PAGE,
     STALE_QUEUED_SECONDS,
+    VICTIM_GROUPS_PER_PAGE,
     WORKLOAD_ROWS_PER_PAGE,
     AnalysisSource,
     AnalysisStatus,
@@ -268,7 +269,13 @@ def _result_context(
     }
     run = analysis.run if analysis.is_done else None
     if run is not None:
-        ctx |= workload_context(run, request=request, analysis=analysis)
+        ctx |= workload_context(
+            run,
+            cycles_page=request.GET.get("cycles"),
+            replicas_page=request.GET.get("replicas"),
+            victims_page=request.GET.get("victims"),
+            pending_page=request.GET.get("pending"),
+        )
         return ctx
     ex = analysis.explained if analysis.is_done else None
     if ex is not None:
@@ -277,30 +284,38 @@ def _result_context(
 
 
 def workload_context(
-    run: WorkloadRun, *, request: HttpRequest, analysis: Analysis
+    run: WorkloadRun,
+    *,
+    cycles_page: str | None = None,
+    replicas_page: str | None = None,
+    victims_page: str | None = None,
+    pending_page: str | None = None,
 ) -> dict[str, Any]:
     """What the workload result page shows of a stored run; long lists paginated."""
     failed = run.failed_cycles_by_pod
-    pending = [(p, failed.get(p.pod)) for p in run.pods if not p.bound]
-    explained = {
-        a.cycle: a for a in analysis.cycle_explanations.all().only("id", "cycle", "status")
-    }
     return {
         "run": run,
         "sentence": workload_presenters.workload_sentence(run),
         "stop_text": workload_presenters.stop_reason_text(run),
         "pdb_paragraphs": [(r, workload_presenters.pdb_paragraph(r)) for r in run.pdb_report],
-        "victim_groups": workload_presenters.victim_groups(run),
+        "victim_page": presenters.paginate(
+            workload_presenters.victim_groups(run),
+            page=victims_page,
+            per_page=VICTIM_GROUPS_PER_PAGE,
+        ),
         "run_svg": workload_presenters.run_svg(run),
         "nodes_svg": workload_presenters.nodes_svg(run.nodes),
         "cycle_page": presenters.paginate(
-            run.cycles, page=request.GET.get("cycles"), per_page=WORKLOAD_ROWS_PER_PAGE
+            run.cycles, page=cycles_page, per_page=WORKLOAD_ROWS_PER_PAGE
         ),
         "pod_page": presenters.paginate(
-            run.pods, page=request.GET.get("replicas"), per_page=WORKLOAD_ROWS_PER_PAGE
+            run.pods, page=replicas_page, per_page=WORKLOAD_ROWS_PER_PAGE
         ),
-        "pending": pending,
-        "explained_cycles": explained,
+        "pending_page": presenters.paginate(
+            [(p, failed.get(p.pod)) for p in run.pods if not p.bound],
+            page=pending_page,
+            per_page=WORKLOAD_ROWS_PER_PAGE,
+        ),
     }
 
 

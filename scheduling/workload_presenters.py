@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from scheduling.constants import WORKLOAD_SVG_MAX_CYCLES
+from scheduling.constants import VICTIMS_LISTED_PER_GROUP, WORKLOAD_SVG_MAX_CYCLES
 from scheduling.engine.simulate import CycleResult, PDBReport
 from scheduling.presenters import format_quantity, join_names, plural
 from scheduling.workloads import NodeChange, VictimInfo, WorkloadRun
@@ -93,6 +93,15 @@ class VictimGroup:
     @property
     def label(self) -> str:
         return self.owner or "pods without an owner"
+
+    @property
+    def listed(self) -> list[VictimInfo]:
+        """The victims named on the page; the rest are counted (the cycles table has all)."""
+        return self.victims[:VICTIMS_LISTED_PER_GROUP]
+
+    @property
+    def unlisted(self) -> int:
+        return max(0, len(self.victims) - VICTIMS_LISTED_PER_GROUP)
 
 
 def victim_groups(run: WorkloadRun) -> list[VictimGroup]:

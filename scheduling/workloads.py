@@ -11,12 +11,11 @@ per-owner replicas before/after (the cascade) and each touched node before/after
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from scheduling.engine.objects import Pod
+from scheduling.engine.objects import PDB, Pod
 from scheduling.engine.simulate import (
     ChoicePoint,
     Cycle,
@@ -34,17 +33,6 @@ from scheduling.engine.simulate.result import BudgetOverrun, ChoiceKind
 from scheduling.engine.workload import Workload, WorkloadObject
 
 RUN_SCHEMA_VERSION = 1
-
-
-def _plain(value: Any) -> Any:
-    """The contract as JSON: enums by value (host_selection is an engine enum)."""
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
 
 
 @dataclass(frozen=True)
@@ -178,8 +166,13 @@ class WorkloadRun:
         base = sim.base
         victims: list[VictimInfo] = []
         evicted_by_node: dict[str, list[Pod]] = {}
+        popped = {y.cycle: y.pod for y in sim.cycles}
+        # A PDB selects pods of its own namespace only.
+        pdbs_by_namespace: dict[str, list[PDB]] = {}
+        for b in base.pdbs:
+            pdbs_by_namespace.setdefault(b.namespace, []).append(b)
         for cycle, node, pods, _ in sim.preemptions:
-            preemptor = next((y.pod for y in sim.cycles if y.cycle == cycle), "")
+            preemptor = popped.get(cycle, "")
             for v in pods:
                 evicted_by_node.setdefault(node, []).append(v)
                 victims.append(
@@ -192,7 +185,11 @@ class WorkloadRun:
                         node=node,
                         cycle=cycle,
                         preemptor=preemptor,
-                        pdbs=tuple(f"{b.namespace}/{b.name}" for b in base.pdbs if b.matches(v)),
+                        pdbs=tuple(
+                            f"{b.namespace}/{b.name}"
+                            for b in pdbs_by_namespace.get(v.namespace, ())
+                            if b.matches(v)
+                        ),
                     )
                 )
         pending = {p.key: p for p in sim.pending}
@@ -229,7 +226,8 @@ class WorkloadRun:
                 )
             )
         return cls(
-            contract=_plain(sim.to_dict()),
+            # JSON-ready as it is: host_selection is a StrEnum, which json writes as its value.
+            contract=sim.to_dict(),
             objects=list(workload.objects),
             victims=victims,
             nodes=nodes,

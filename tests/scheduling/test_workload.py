@@ -374,3 +374,35 @@ def test_a_shared_workload_shows_the_run_without_the_owner_actions(
     assert "6 of 6 replicas run" in html
     assert 'id="run-svg"' in html
     assert "Explain this cycle" not in html
+
+
+def test_whatif_runs_a_workload_on_a_stored_snapshot(tmp_path: Path, demo_snapshot: Any) -> None:
+    work = tmp_path / "web.yaml"
+    work.write_text(yaml.safe_dump(deployment(3)))
+    out = io.StringIO()
+    call_command(
+        "whatif",
+        "--snapshot",
+        str(demo_snapshot.pk),
+        str(work),
+        "--recreate-victims",
+        "--format",
+        "json",
+        stdout=out,
+    )
+    assert json.loads(out.getvalue()) == _expected(demo_snapshot, [deployment(3)], recreate=True)
+
+
+def test_whatif_refuses_a_bad_workload_with_the_bad_input_status(
+    tmp_path: Path, demo_snapshot: Any
+) -> None:
+    from django.core.management.base import CommandError
+
+    from scheduling import gates
+
+    work = tmp_path / "web.yaml"
+    work.write_text(yaml.safe_dump(deployment(0)))
+    with pytest.raises(CommandError) as e:
+        call_command("whatif", "--snapshot", str(demo_snapshot.pk), str(work))
+    assert e.value.returncode == gates.BAD_INPUT
+    assert "at least 1 replica" in str(e.value)

@@ -3,7 +3,6 @@ would do with POD, with gates that fail a CI job (exit status 1, one line of rea
 
 from __future__ import annotations
 
-import enum
 import json
 from pathlib import Path
 from typing import Any
@@ -26,13 +25,6 @@ from scheduling.markdown_report import render_markdown
 from scheduling.report import render_text
 from scheduling.workload_report import render_workload_text
 from scheduling.workloads import WorkloadRun
-
-
-def _enum_value(value: Any) -> Any:
-    """The contract's enum values (host_selection) as their strings."""
-    if isinstance(value, enum.Enum):
-        return value.value
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 class GateFailed(CommandError):
@@ -168,7 +160,7 @@ class Command(BaseCommand):
         admit(workload, cluster.resolver)
         sim = simulate(cluster, workload.pods, recreate_victims=options["recreate_victims"])
         if options["format"] == "json":
-            self.stdout.write(json.dumps(sim.to_dict(), indent=2, default=_enum_value))
+            self.stdout.write(json.dumps(sim.to_dict(), indent=2))
         else:
             run = WorkloadRun.from_simulation(sim, workload)
             self.stdout.write(render_workload_text(run), ending="")

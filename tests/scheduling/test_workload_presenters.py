@@ -1,0 +1,89 @@
+"""The workload page's words, over runs the engine makes of the demo cluster."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from clusters.demo import demo_objects
+from scheduling import workload_presenters as wp
+from scheduling.constants import VICTIMS_LISTED_PER_GROUP
+from scheduling.engine import load_cluster, simulate
+from scheduling.engine.workload import admit, expand_workload
+from scheduling.workload_report import render_workload_text
+from scheduling.workloads import VictimInfo, WorkloadRun
+
+
+def _run(replicas: int, cpu: str = "1", cls: str = "cat-3") -> WorkloadRun:
+    cluster = load_cluster(demo_objects()["items"])
+    dep: dict[str, Any] = {
+        "kind": "Deployment",
+        "metadata": {"name": "web"},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {
+                    "priorityClassName": cls,
+                    "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}],
+                },
+            },
+        },
+    }
+    w = expand_workload([dep])
+    admit(w, cluster.resolver)
+    run = WorkloadRun.from_simulation(simulate(cluster, w.pods), w)
+    # What the page reads is what was stored.
+    return WorkloadRun.from_json(run.to_json())
+
+
+def test_the_sentence_counts_replicas_victims_apps_and_overruns() -> None:
+    run = _run(6)
+    overruns = {r.pdb: r.overrun for r in run.pdb_report if r.exceeded}
+    assert overruns == {"default/purple-pdb": 2, "default/blue-pdb": 2}
+    assert wp.workload_sentence(run) == (
+        "6 of 6 replicas run; 6 pods of 2 apps evicted; PDB default/purple-pdb exceeded by 2; "
+        "PDB default/blue-pdb exceeded by 2"
+    )
+
+
+def test_a_budget_kept_is_said_to_be_kept() -> None:
+    run = _run(1)
+    (report,) = run.pdb_report
+    assert not report.exceeded
+    assert wp.pdb_paragraph(report).endswith("within the budget.")
+
+
+def test_unschedulable_replicas_are_counted_and_reported_with_their_message() -> None:
+    run = _run(2, cpu="64", cls="cat-1")
+    assert wp.workload_sentence(run) == "0 of 2 replicas run; nothing evicted"
+    text = render_workload_text(run)
+    assert "Left pending:" in text
+    assert "Insufficient cpu" in text
+
+
+def test_the_nodes_before_and_after_balance() -> None:
+    run = _run(6)
+    for n in run.nodes:
+        # Each node gave up one 1-CPU victim per replica bound there.
+        assert n.cpu_after - n.cpu_before == 1000 * (len(n.bound) - len(n.evicted))
+        assert n.pods_after == n.pods_before + len(n.bound) - len(n.evicted)
+
+
+def test_a_large_owner_group_names_some_victims_and_counts_the_rest() -> None:
+    run = _run(1)
+    v = run.victims[0]
+    run.victims = [
+        VictimInfo(**{**v.__dict__, "pod": f"default/p-{i}"})
+        for i in range(VICTIMS_LISTED_PER_GROUP + 5)
+    ]
+    (group,) = wp.victim_groups(run)
+    assert len(group.listed) == VICTIMS_LISTED_PER_GROUP
+    assert group.unlisted == 5
+
+
+def test_the_picture_has_a_row_a_cycle_up_to_its_limit() -> None:
+    run = _run(6)
+    svg = str(wp.run_svg(run, max_cycles=5))
+    assert svg.count('<g class="cycle"') == 5
+    assert "The first 5 of 12 cycles" in svg
