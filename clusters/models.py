@@ -157,7 +157,8 @@ class Pod(models.Model):
     )
     namespace = models.CharField(max_length=253)
     name = models.CharField(max_length=253)
-    uid = models.CharField(max_length=64, blank=True, default="")
+    # metadata.uid, or the engine's "uid-<namespace>/<name>" for a pod without one: any length.
+    uid = models.TextField(blank=True, default="")
     node_name = models.CharField(max_length=253, blank=True, default="")
     phase = models.CharField(max_length=32, blank=True, default="")
     priority = models.IntegerField(default=0)

@@ -36,8 +36,9 @@ from clusters.constants import (
     SnapshotStatus,
 )
 from clusters.ingest import rows
-from clusters.ingest.reading import FileObjects, read_file
+from clusters.ingest.reading import FileObjects, read_file, refuse_unstorable_object
 from config.faults import BrokerUnavailable, publish
+from config.input_limits import INT64_MAX, INT64_MIN, unstorable_value
 from config.leases import lease_heartbeat, lease_release_fields
 from scheduling.engine import InvalidInput, load_cluster
 
@@ -163,6 +164,9 @@ def snapshot_create_from_objects(
     *, owner: Any, name: str, objects: Any, run_async: bool | None = None
 ) -> models.Snapshot:
     """Create a snapshot from already-decoded objects (a v1 List or a list), e.g. a JSON body."""
+    problem = unstorable_value(objects, "objects")
+    if problem is not None:
+        raise SnapshotRejected(f"{problem}; Kubernetes never writes such a value.")
     data = orjson.dumps(objects)
     return snapshot_create(
         owner=owner,
@@ -213,6 +217,8 @@ def _snapshot_ingest_uploads(snapshot: models.Snapshot) -> models.Snapshot:
 
 def snapshot_fail(*, snapshot: models.Snapshot, error: str) -> None:
     """Record a failed ingest; the browse rows were never written (or rolled back)."""
+    # The message quotes names from the input, which may hold the NUL it refuses.
+    error = error.replace("\x00", "\\u0000")
     snapshot.status = SnapshotStatus.FAILED
     snapshot.error = error
     snapshot.progress = 0
@@ -341,6 +347,79 @@ def _column(field: Field[Any, Any]) -> str:
     return field.column
 
 
+# The Kubernetes field each bounded browse column is read from, for the error message.
+_COLUMN_FIELDS = {
+    "allocatable": "status.allocatable",
+    "requested": "spec.containers[*].resources.requests",
+    "requests": "spec.containers[*].resources.requests",
+    "cpu_allocatable": "status.allocatable.cpu",
+    "memory_allocatable": "status.allocatable.memory",
+    "labels": "metadata.labels",
+    "name": "metadata.name",
+    "namespace": "metadata.namespace",
+    "node_name": "spec.nodeName",
+    "nominated_node_name": "status.nominatedNodeName",
+    "phase": "status.phase",
+    "priority_class": "spec.priorityClassName",
+    "preemption_policy": "preemptionPolicy",
+    "qos_class": "status.qosClass",
+    "owner": "metadata.ownerReferences",
+    "min_available": "spec.minAvailable",
+    "max_unavailable": "spec.maxUnavailable",
+}
+_KINDS = {
+    models.Node: "Node",
+    models.Pod: "Pod",
+    models.PodDisruptionBudget: "PodDisruptionBudget",
+    models.PriorityClass: "PriorityClass",
+}
+
+
+def _within_columns(
+    model: type[Model], rows_iter: Iterable[dict[str, Any]]
+) -> Iterator[dict[str, Any]]:
+    """The rows, each checked against its bounded columns: a value longer than Kubernetes
+    allows (a 300-character node name) is refused naming the object, the field and the
+    limit, instead of failing the insert with the database's own words."""
+    bounded = [
+        (f.attname, f.max_length)
+        for f in model._meta.concrete_fields
+        if f.max_length and f.get_internal_type() == "CharField"
+    ]
+    integers = [
+        f.attname
+        for f in model._meta.concrete_fields
+        if f.get_internal_type() in ("BigIntegerField", "IntegerField")
+    ]
+    kind = _KINDS.get(model, model.__name__)
+    for row in rows_iter:
+        for attname in integers:
+            number = row.get(attname)
+            if isinstance(number, int) and not INT64_MIN <= number <= INT64_MAX:
+                raise _beyond_64_bits(model, row, attname)
+        for attname, limit in bounded:
+            value = row.get(attname)
+            if isinstance(value, str) and len(value) > limit:
+                raise InvalidInput(
+                    f"is {len(value):,} characters; at most {limit} are allowed",
+                    kind=kind,
+                    namespace=row.get("namespace") or None,
+                    name=str(row.get("name") or "")[:80] or None,
+                    field=_COLUMN_FIELDS.get(attname, attname),
+                )
+        yield row
+
+
+def _beyond_64_bits(model: type[Model], row: dict[str, Any], attname: str) -> InvalidInput:
+    return InvalidInput(
+        "holds a number beyond the 64-bit range",
+        kind=_KINDS.get(model, model.__name__),
+        namespace=row.get("namespace") or None,
+        name=str(row.get("name") or "")[:80] or None,
+        field=_COLUMN_FIELDS.get(attname, attname),
+    )
+
+
 def _insert(model: type[Model], rows_iter: Iterable[dict[str, Any]]) -> Iterator[int]:
     """Insert rows (dicts of column values by attribute name), yielding the running count.
 
@@ -349,6 +428,7 @@ def _insert(model: type[Model], rows_iter: Iterable[dict[str, Any]]) -> Iterator
     transaction.
     """
     done = 0
+    rows_iter = _within_columns(model, rows_iter)
     if connection.vendor != "postgresql":
         it = iter(rows_iter)
         while batch := list(itertools.islice(it, BULK_BATCH_SIZE)):
@@ -372,8 +452,11 @@ def _insert(model: type[Model], rows_iter: Iterable[dict[str, Any]]) -> Iterator
             values = []
             for name in attnames:
                 value = row[name] if name in row else defaults[name]
-                if name in json_names:
-                    value = None if value is None else dumps(value).decode()
+                if name in json_names and value is not None:
+                    try:
+                        value = dumps(value).decode()
+                    except orjson.JSONEncodeError:  # only an integer beyond 64 bits
+                        raise _beyond_64_bits(model, row, name) from None
                 values.append(value)
             write_row(values)
             done += 1
@@ -471,10 +554,16 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
         for i, obj in enumerate(objects)
         if obj.get("kind") == KIND_POD
     }
-    raws = [
-        orjson.dumps(objects[i : i + OBJECTS_PER_CHUNK])
-        for i in range(0, len(objects), OBJECTS_PER_CHUNK)
-    ]
+    try:
+        raws = [
+            orjson.dumps(objects[i : i + OBJECTS_PER_CHUNK])
+            for i in range(0, len(objects), OBJECTS_PER_CHUNK)
+        ]
+    except orjson.JSONEncodeError:
+        # An integer beyond 64 bits (the only value orjson refuses here): say where.
+        for i, obj in enumerate(objects):
+            refuse_unstorable_object(obj, parts[origins[i]].source, i - _offset(parts, origins[i]))
+        raise
     raw_sizes = [len(raw) for raw in raws]
     del objects, origins, parts
     # zlib releases the GIL: compress on the second core while the rows are stored.
@@ -520,7 +609,7 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
         snapshot.pdb_count = len(cluster.pdbs)
         snapshot.priority_class_count = len(classes)
         snapshot.skipped = dict(sorted(skipped.items()))
-        snapshot.warnings = list(cluster.warnings)
+        snapshot.warnings = list(cluster.warnings) + _node_warnings(cluster)
         snapshot.scrubbed = dict(sorted(scrubbed.items()))
         snapshot.bands = bands
         snapshot.facets = {
@@ -528,6 +617,26 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
             "phase": sorted({p.phase for p in cluster.pods if p.phase}),
         }
         snapshot.save()
+
+
+def _node_warnings(cluster: Any) -> list[str]:
+    """A snapshot without Nodes, or with pods bound to Nodes it lacks, is kept (a dump of
+    one namespace's pods is still worth browsing) but says what that means for what-ifs."""
+    warnings = []
+    if not cluster.nodes:
+        warnings.append(
+            "The snapshot has no Node objects: every what-if on it is unschedulable. "
+            "Include nodes in the dump (kubectl get nodes,pods,pdb,priorityclasses -A -o json)."
+        )
+    known = {node.name for node in cluster.nodes}
+    absent = Counter(p.node_name for p in cluster.pods if p.node_name and p.node_name not in known)
+    if absent and cluster.nodes:
+        names = ", ".join(sorted(absent)[:5]) + (", ..." if len(absent) > 5 else "")
+        warnings.append(
+            f"{sum(absent.values()):,} pods are bound to {len(absent):,} nodes missing from "
+            f"the snapshot ({names}): they count on no node, so no what-if can preempt them."
+        )
+    return warnings
 
 
 def snapshot_load_demo(*, owner: Any) -> models.Snapshot:

@@ -31,8 +31,7 @@ from scheduling.workloads import WorkloadRun
 
 class AnalysisQuerySet(models.QuerySet["Analysis"]):
     def visible_to(self, user: Any) -> AnalysisQuerySet:
-        if getattr(user, "is_staff", False):
-            return self
+        # Staff included: everyone sees their own; the admin site shows everything.
         if not getattr(user, "is_authenticated", False):
             return self.none()
         return self.filter(snapshot__owner=user)

@@ -14,7 +14,7 @@ from scheduling.models import Analysis, ShareLink
 
 
 def analysis_list(*, user: Any, snapshot: Snapshot | None = None) -> QuerySet[Analysis]:
-    """The user's analyses (staff: everyone's), newest first, without their large columns."""
+    """The user's analyses (staff too: only their own), newest first, without their large columns."""
     qs = Analysis.objects.visible_to(user).without_payload().select_related("snapshot")
     if snapshot is not None:
         qs = qs.filter(snapshot=snapshot)

@@ -22,6 +22,7 @@ from django.utils import timezone
 from clusters.models import Snapshot
 from clusters.selectors import snapshot_objects
 from config.faults import BrokerUnavailable, publish
+from config.input_limits import MAX_NAME, MAX_NAMESPACE, unstorable_value
 from config.leases import lease_heartbeat, lease_release_fields
 from scheduling import cluster_cache
 from scheduling.constants import (
@@ -236,6 +237,15 @@ def pod_validate(*, snapshot: Snapshot, pod: Any) -> str:
     meta = pod.get("metadata")
     if not isinstance(meta, dict) or not meta.get("name"):
         raise PodRejected("metadata.name: is required")
+    problem = unstorable_value(pod)
+    if problem is not None:
+        raise PodRejected(problem)
+    for key, limit in (("name", MAX_NAME), ("namespace", MAX_NAMESPACE)):
+        value = meta.get(key)
+        if isinstance(value, str) and len(value) > limit:
+            raise PodRejected(
+                f"metadata.{key}: is {len(value):,} characters; Kubernetes allows at most {limit}"
+            )
     try:
         analyze(load_cluster(_priority_class_objects(snapshot=snapshot)), pod)
     except InvalidInput as e:

@@ -1,8 +1,11 @@
 """Pages of the what-if analyses, and the public share links under /s/."""
 
-from django.urls import path
+from django.urls import path, register_converter
 
 from scheduling import views
+from scheduling.converters import ShareTokenConverter
+
+register_converter(ShareTokenConverter, "share_token")
 
 app_name = "scheduling"
 
@@ -39,13 +42,13 @@ urlpatterns = [
         name="share-link-create",
     ),
     path(
-        "analyses/<int:analysis_id>/share-links/<str:token>/revoke/",
+        "analyses/<int:analysis_id>/share-links/<share_token:token>/revoke/",
         views.share_link_revoke,
         name="share-link-revoke",
     ),
-    path("s/<str:token>/", views.shared_analysis, name="share"),
+    path("s/<share_token:token>/", views.shared_analysis, name="share"),
     path(
-        "s/<str:token>/rejected/<int:group>/",
+        "s/<share_token:token>/rejected/<int:group>/",
         views.shared_rejected_nodes,
         name="share-rejected-nodes",
     ),

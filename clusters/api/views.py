@@ -9,7 +9,7 @@ from django.db.models import Model, QuerySet
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import generics, serializers, status
 from rest_framework.pagination import PageNumberPagination
-from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -25,6 +25,7 @@ from clusters.api.serializers import (
     SnapshotSerializer,
 )
 from clusters.paging import KnownCountPaginator
+from config.parsers import JSONBodyParser
 
 ErrorSerializer = inline_serializer(
     "SnapshotError", {"detail": serializers.CharField(help_text="What was wrong, in words.")}
@@ -56,7 +57,7 @@ def _too_large(request: Request) -> Response | None:
 
 class SnapshotListCreate(generics.ListAPIView[models.Snapshot]):
     serializer_class = SnapshotSerializer
-    parser_classes = [JSONParser, MultiPartParser]
+    parser_classes = [JSONBodyParser, MultiPartParser]
     filter_backends: list[Any] = []
 
     def get_queryset(self) -> QuerySet[models.Snapshot]:

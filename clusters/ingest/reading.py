@@ -30,6 +30,7 @@ from msgspec import UNSET, Raw, UnsetType
 
 from clusters.constants import KEPT_KINDS
 from clusters.ingest.scrub import scrub_object
+from config.input_limits import unstorable_value
 from scheduling.engine import InvalidInput, read_documents
 
 # Files at least this large try the fast path.
@@ -203,11 +204,51 @@ def read_file(
     """
     box = data if isinstance(data, list) else [data]
     del data
+    suspect = bool(box) and _may_hold_nul(box[0])
     if box and len(box[0]) >= FAST_PATH_BYTES and _looks_like_json(box[0]):
         fast_items = _fast_json(box, scrubbed)
         if fast_items is not None:
-            return _keep(fast_items, source, scrubbed, skipped, fast=True)
-    return _read_slow(box.pop(), source, scrubbed, skipped)
+            return _refuse_unstorable(
+                _keep(fast_items, source, scrubbed, skipped, fast=True), suspect=suspect
+            )
+    return _refuse_unstorable(_read_slow(box.pop(), source, scrubbed, skipped), suspect=suspect)
+
+
+# How a NUL character can be written in JSON or YAML: searched in the raw bytes
+# (fast), so only a file that may hold one has its objects walked.
+_NUL_SPELLINGS = (b"\\u0000", b"\\x00", b"\\0", b"\x00")
+
+
+def _may_hold_nul(data: bytes | memoryview) -> bool:
+    raw = data if isinstance(data, bytes) else bytes(data)
+    return any(spelling in raw for spelling in _NUL_SPELLINGS)
+
+
+def refuse_unstorable_object(obj: dict[str, Any], source: str, position: int) -> None:
+    """InvalidInput naming the object and field when it holds what cannot be stored
+    (a NUL character, an integer beyond 64 bits, absurd nesting)."""
+    problem = unstorable_value(obj)
+    if problem is None:
+        return
+    found = obj.get("metadata")
+    meta: dict[str, Any] = found if isinstance(found, dict) else {}
+    field_path, _, why = problem.partition(": ")
+    raise InvalidInput(
+        why,
+        source=source,
+        index=position,
+        kind=obj.get("kind") if isinstance(obj.get("kind"), str) else None,
+        namespace=meta.get("namespace") if isinstance(meta.get("namespace"), str) else None,
+        name=meta.get("name") if isinstance(meta.get("name"), str) else None,
+        field=field_path,
+    )
+
+
+def _refuse_unstorable(found: FileObjects, *, suspect: bool) -> FileObjects:
+    if suspect:
+        for obj, position in zip(found.objects, found.positions, strict=True):
+            refuse_unstorable_object(obj, found.source, position)
+    return found
 
 
 def _read_slow(

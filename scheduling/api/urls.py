@@ -1,8 +1,11 @@
 """Routes of the analyses API under /api/ (DESIGN.md, REST API): submit, follow, share."""
 
-from django.urls import path
+from django.urls import path, register_converter
 
 from scheduling.api import views
+from scheduling.converters import ShareTokenConverter
+
+register_converter(ShareTokenConverter, "share_token")
 
 app_name = "scheduling-api"
 
@@ -18,5 +21,9 @@ urlpatterns = [
         views.AnalysisShareLinks.as_view(),
         name="analysis-share-links",
     ),
-    path("share-links/<str:token>/", views.ShareLinkDetail.as_view(), name="share-link-detail"),
+    path(
+        "share-links/<share_token:token>/",
+        views.ShareLinkDetail.as_view(),
+        name="share-link-detail",
+    ),
 ]

@@ -43,9 +43,10 @@ def test_a_stranger_does_not_see_it_listed(stranger_client: Any, snapshot: Any) 
 
 
 @pytest.mark.parametrize("url", PAGES[:-1] + ENDPOINTS)
-def test_staff_see_it(client: Any, staff: Any, snapshot: Any, url: str) -> None:
+def test_staff_get_a_404_like_anyone_else(client: Any, staff: Any, snapshot: Any, url: str) -> None:
+    """Everything is scoped to the requesting user, staff included; /admin/ shows all."""
     client.force_login(staff)
-    assert client.get(url.format(id=snapshot.pk)).status_code == 200
+    assert client.get(url.format(id=snapshot.pk)).status_code == 404
 
 
 def test_anonymous_visitors_are_sent_to_log_in(client: Any, snapshot: Any) -> None:
