@@ -419,3 +419,23 @@ def test_the_analyses_list_counts_a_workloads_victims(
     victims = a.result["deleted_victims"]
     html = owner_client.get(f"/snapshots/{demo_snapshot.pk}/analyses/").content.decode()
     assert f'title="{", ".join(victims)}">{len(victims)}</td>' in html
+
+
+def test_a_running_simulation_writes_the_cycle_it_reached(demo_snapshot: Any) -> None:
+    a = services.analysis_create_workload(snapshot=demo_snapshot, objects=[deployment()])
+    seen: list[tuple[str, int]] = []
+
+    def watched(*args: Any, on_cycle: Any = None, **kwargs: Any) -> Any:
+        def cycle(n: int) -> None:
+            on_cycle(n)
+            row = Analysis.objects.get(pk=a.pk)
+            seen.append((row.status, row.progress_cycle))
+
+        return simulate(*args, on_cycle=cycle, **kwargs)
+
+    with mock.patch("scheduling.services.simulate", watched):
+        services.analysis_run(analysis_id=a.pk)
+    # The first cycle is written at once (later ones at most every half second).
+    assert seen[0] == ("running", 1)
+    assert all(status == "running" for status, _ in seen)
+    assert Analysis.objects.get(pk=a.pk).progress_cycle == len(seen)
