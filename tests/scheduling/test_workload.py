@@ -439,3 +439,41 @@ def test_a_running_simulation_writes_the_cycle_it_reached(demo_snapshot: Any) ->
     assert seen[0] == ("running", 1)
     assert all(status == "running" for status, _ in seen)
     assert Analysis.objects.get(pk=a.pk).progress_cycle == len(seen)
+
+
+@pytest.mark.parametrize(
+    ("flags", "reason"),
+    [
+        (
+            ["--fail-on-pdb-violation"],
+            "--fail-on-pdb-violation: Deployment default/web (6 replicas) would take "
+            "PDB default/purple-pdb 2 beyond its budget of 1, "
+            "PDB default/blue-pdb 2 beyond its budget of 1",
+        ),
+        (
+            ["--protect", "cat-1"],
+            "--protect cat-1: Deployment default/web (6 replicas) would "
+            "preempt 6 pods of protected class cat-1",
+        ),
+        (["--fail-on-preempt"], "would preempt 6 pods: default/"),
+        (["--fail-on-victim-priority-above", "20000"], None),
+        (["--protect", "cat-2"], None),
+    ],
+)
+def test_whatif_gates_judge_the_whole_run(
+    tmp_path: Path, demo_snapshot: Any, flags: list[str], reason: str | None
+) -> None:
+    from django.core.management.base import CommandError
+
+    from scheduling import gates
+
+    work = tmp_path / "web.yaml"
+    work.write_text(yaml.safe_dump(deployment()))
+    args = ["whatif", "--snapshot", str(demo_snapshot.pk), str(work), *flags]
+    if reason is None:
+        call_command(*args, stdout=io.StringIO())
+        return
+    with pytest.raises(CommandError) as e:
+        call_command(*args, stdout=io.StringIO())
+    assert e.value.returncode == gates.GATE_FAILED
+    assert reason in str(e.value)
