@@ -34,6 +34,8 @@ def analysis_rows(*, user: Any, snapshot: Snapshot | None = None) -> QuerySet[An
         result_victims=Coalesce(
             KeyTransform("victims", "explanation"),
             KeyTransform("victims", KeyTransform("result", "explanation")),
+            # A workload: every pod its run deleted.
+            KeyTransform("deleted_victims", KeyTransform("contract", "simulation")),
         ),
     )
 

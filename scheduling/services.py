@@ -80,6 +80,12 @@ class SnapshotNotReady(PodRejected):
 # --- building the pod -------------------------------------------------------------
 
 
+NOT_AN_OBJECT = (
+    "The manifest is not a Kubernetes object (it has no kind): paste a Pod, with apiVersion: "
+    "v1 and kind: Pod (Start from an example shows one)."
+)
+
+
 def manifest_objects(*, text: str | bytes, source: str = "manifest") -> list[Any]:
     """The objects of a YAML or JSON manifest (several documents, ``List`` items spliced
     in); PodRejected (field "manifest") when it cannot be read or holds nothing."""
@@ -92,9 +98,12 @@ def manifest_objects(*, text: str | bytes, source: str = "manifest") -> list[Any
             field="manifest",
         )
     try:
-        return workload_objects(read_documents(data, source))
+        objects = workload_objects(read_documents(data, source))
     except InvalidInput as e:
         raise PodRejected(str(e), field="manifest") from None
+    if len(objects) == 1 and not (isinstance(objects[0], dict) and objects[0].get("kind")):
+        raise PodRejected(NOT_AN_OBJECT, field="manifest")
+    return objects
 
 
 def is_single_pod(objects: list[Any]) -> bool:
@@ -114,12 +123,7 @@ def pod_from_manifest(*, text: str | bytes, source: str = "manifest") -> dict[st
     if not isinstance(obj, dict) or obj.get("kind") != "Pod":
         kind = obj.get("kind") if isinstance(obj, dict) else type(obj).__name__
         raise PodRejected(
-            (
-                f"The manifest holds a {kind}; it must be a Pod."
-                if kind
-                else "The manifest is not a Kubernetes object (it has no kind): paste a Pod, "
-                "with apiVersion: v1 and kind: Pod (Start from an example shows one)."
-            ),
+            (f"The manifest holds a {kind}; it must be a Pod." if kind else NOT_AN_OBJECT),
             field="manifest",
         )
     return obj

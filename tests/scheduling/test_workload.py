@@ -406,3 +406,74 @@ def test_whatif_refuses_a_bad_workload_with_the_bad_input_status(
         call_command("whatif", "--snapshot", str(demo_snapshot.pk), str(work))
     assert e.value.returncode == gates.BAD_INPUT
     assert "at least 1 replica" in str(e.value)
+
+
+def test_the_analyses_list_counts_a_workloads_victims(
+    owner_client: Any, demo_snapshot: Any
+) -> None:
+    a = services.analysis_run(
+        analysis_id=services.analysis_create_workload(
+            snapshot=demo_snapshot, objects=[deployment(2)]
+        ).pk
+    )
+    victims = a.result["deleted_victims"]
+    html = owner_client.get(f"/snapshots/{demo_snapshot.pk}/analyses/").content.decode()
+    assert f'title="{", ".join(victims)}">{len(victims)}</td>' in html
+
+
+def test_a_running_simulation_writes_the_cycle_it_reached(demo_snapshot: Any) -> None:
+    a = services.analysis_create_workload(snapshot=demo_snapshot, objects=[deployment()])
+    seen: list[tuple[str, int]] = []
+
+    def watched(*args: Any, on_cycle: Any = None, **kwargs: Any) -> Any:
+        def cycle(n: int) -> None:
+            on_cycle(n)
+            row = Analysis.objects.get(pk=a.pk)
+            seen.append((row.status, row.progress_cycle))
+
+        return simulate(*args, on_cycle=cycle, **kwargs)
+
+    with mock.patch("scheduling.services.simulate", watched):
+        services.analysis_run(analysis_id=a.pk)
+    # The first cycle is written at once (later ones at most every half second).
+    assert seen[0] == ("running", 1)
+    assert all(status == "running" for status, _ in seen)
+    assert Analysis.objects.get(pk=a.pk).progress_cycle == len(seen)
+
+
+@pytest.mark.parametrize(
+    ("flags", "reason"),
+    [
+        (
+            ["--fail-on-pdb-violation"],
+            "--fail-on-pdb-violation: Deployment default/web (6 replicas) would take "
+            "PDB default/purple-pdb 2 beyond its budget of 1, "
+            "PDB default/blue-pdb 2 beyond its budget of 1",
+        ),
+        (
+            ["--protect", "cat-1"],
+            "--protect cat-1: Deployment default/web (6 replicas) would "
+            "preempt 6 pods of protected class cat-1",
+        ),
+        (["--fail-on-preempt"], "would preempt 6 pods: default/"),
+        (["--fail-on-victim-priority-above", "20000"], None),
+        (["--protect", "cat-2"], None),
+    ],
+)
+def test_whatif_gates_judge_the_whole_run(
+    tmp_path: Path, demo_snapshot: Any, flags: list[str], reason: str | None
+) -> None:
+    from django.core.management.base import CommandError
+
+    from scheduling import gates
+
+    work = tmp_path / "web.yaml"
+    work.write_text(yaml.safe_dump(deployment()))
+    args = ["whatif", "--snapshot", str(demo_snapshot.pk), str(work), *flags]
+    if reason is None:
+        call_command(*args, stdout=io.StringIO())
+        return
+    with pytest.raises(CommandError) as e:
+        call_command(*args, stdout=io.StringIO())
+    assert e.value.returncode == gates.GATE_FAILED
+    assert reason in str(e.value)

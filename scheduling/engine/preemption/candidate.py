@@ -90,15 +90,36 @@ class Candidate:
 
     @property
     def priority_sum(self) -> int:
-        return sum(p.priority for p in self.victims.pods)
+        return victim_summary(self.victims).priority_sum
 
     @property
     def earliest_start_ns(self) -> int:
-        return earliest_pod_start_time(self.victims.pods)[0]
+        return victim_summary(self.victims).earliest_start_ns
 
     @property
     def earliest_start(self) -> str | None:
-        return earliest_pod_start_time(self.victims.pods)[1]
+        return victim_summary(self.victims).earliest_start
+
+
+@dataclass(frozen=True)
+class VictimSummary:
+    priority_sum: int
+    offset_priority_sum: int  # the sum pickOneNodeForPreemption compares (2^31 added per pod)
+    earliest_start_ns: int
+    earliest_start: str | None
+
+
+def victim_summary(victims: Victims) -> VictimSummary:
+    """The criteria's sums and earliest start of one set of victims, computed once."""
+    got = victims.summary
+    if isinstance(got, VictimSummary):
+        return got
+    pods = victims.pods
+    total = sum(p.priority for p in pods)
+    start_ns, start = earliest_pod_start_time(pods)
+    summary = VictimSummary(total, total + INT32_OFFSET * len(pods), start_ns, start)
+    victims.summary = summary
+    return summary
 
 
 def earliest_pod_start_time(pods: list[Pod]) -> tuple[int, str | None]:
@@ -120,7 +141,7 @@ CRITERIA: list[tuple[Criterion, Callable[[Candidate], int]]] = [
     (Criterion.HIGHEST_PRIORITY, lambda c: -c.highest_priority),
     (
         Criterion.PRIORITY_SUM,
-        lambda c: -sum(p.priority + INT32_OFFSET for p in c.victims.pods),
+        lambda c: -victim_summary(c.victims).offset_priority_sum,
     ),
     (Criterion.VICTIM_COUNT, lambda c: -len(c.victims.pods)),
     (Criterion.START_TIME, lambda c: c.earliest_start_ns),

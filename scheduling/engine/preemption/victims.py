@@ -61,12 +61,15 @@ def filter_pods_with_pdb_violation(
 class Victims:
     """extenderv1.Victims: the pods to evict and how many of them break a budget."""
 
-    __slots__ = ("num_pdb_violations", "pods", "violating")
+    __slots__ = ("num_pdb_violations", "pods", "summary", "violating")
 
     def __init__(self, pods: list[Pod], num_pdb_violations: int, violating: list[Pod]) -> None:
         self.pods = pods
         self.num_pdb_violations = num_pdb_violations
         self.violating = violating
+        # What pickOneNodeForPreemption's criteria read of the pods, computed once by
+        # candidate.victim_summary (a simulation compares the same victims many times).
+        self.summary: object | None = None
 
 
 class VictimSimulation(Protocol):

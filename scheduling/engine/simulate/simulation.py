@@ -117,8 +117,8 @@ class Simulation:
         for cycle, node, victims, violations in self.preemptions:
             matched: dict[int, list[str]] = {}
             for v in victims:
-                for i, pdb in enumerate(pdbs):
-                    if pdb.matches(v):
+                for i in self.base.pdbs_for_pod(v):
+                    if pdbs[i].matches(v):
                         matched.setdefault(i, []).append(v.key)
             for i, keys in matched.items():
                 so_far = taken.setdefault(i, [])

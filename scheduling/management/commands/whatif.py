@@ -142,10 +142,10 @@ class Command(BaseCommand):
     ) -> None:
         """A Deployment, ReplicaSet, StatefulSet, Job, List or several documents: the
         workload contract (json) or the short report (text)."""
-        if chosen or options["format"] == "markdown":
+        if options["format"] == "markdown":
             raise CommandError(
-                "The gates and --format markdown apply to a single Pod; for a workload use "
-                "--format json or text.",
+                "--format markdown applies to a single Pod; for a workload use --format json "
+                "or text.",
                 returncode=gates.BAD_INPUT,
             )
         limit = int(settings.PREEMPTLAB_WORKLOAD_MAX_REPLICAS)
@@ -159,11 +159,14 @@ class Command(BaseCommand):
             ) from None
         admit(workload, cluster.resolver)
         sim = simulate(cluster, workload.pods, recreate_victims=options["recreate_victims"])
+        run = WorkloadRun.from_simulation(sim, workload)
         if options["format"] == "json":
             self.stdout.write(json.dumps(sim.to_dict(), indent=2))
         else:
-            run = WorkloadRun.from_simulation(sim, workload)
             self.stdout.write(render_workload_text(run), ending="")
+        failed = gates.failures_of_run(chosen, run)
+        if failed:
+            raise GateFailed("; ".join(failed), returncode=gates.GATE_FAILED)
 
     def handle(self, *args: Any, **options: Any) -> None:
         chosen = self._gates(options)
