@@ -52,6 +52,14 @@ def analysis_get(*, user: Any, analysis_id: int | str) -> Analysis:
         raise Http404("No such analysis.") from None
 
 
+def analysis_get_light(*, user: Any, analysis_id: int | str) -> Analysis:
+    """analysis_get without the large columns: what an ETag or a cache lookup needs."""
+    try:
+        return Analysis.objects.visible_to(user).without_payload().get(pk=int(analysis_id))
+    except (Analysis.DoesNotExist, ValueError, TypeError):
+        raise Http404("No such analysis.") from None
+
+
 def share_link_list(*, analysis: Analysis) -> QuerySet[ShareLink]:
     return ShareLink.objects.active().filter(analysis=analysis)
 

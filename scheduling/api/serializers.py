@@ -236,3 +236,56 @@ class ShareLinkSerializer(serializers.ModelSerializer[ShareLink]):
     def get_url(self, obj: ShareLink) -> str:
         request: Request = self.context["request"]
         return request.build_absolute_uri(obj.get_absolute_url())
+
+
+class RejectedNodeSerializer(serializers.Serializer[Any]):
+    node = serializers.CharField(help_text="The node's name.")
+    reasons = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Why it failed the filters, as kube-scheduler words it.",
+    )
+    preemption_can_help = serializers.BooleanField(
+        help_text="Whether evicting lower-priority pods could make room there."
+    )
+
+
+class AnalysisCompactSerializer(AnalysisSerializer):
+    """The analysis without the large parts: the result contract minus rejected_nodes
+    (served page by page at ``rejected_nodes_url``) and no explanation."""
+
+    submitted_pod = serializers.JSONField(source="pod", read_only=True)
+    result = serializers.SerializerMethodField(
+        help_text="The result contract without `rejected_nodes` (see `rejected_nodes_url`, "
+        "`rejected_nodes_count`); null until done."
+    )
+    rejected_nodes_count = serializers.SerializerMethodField(
+        help_text="How many nodes the result's rejected_nodes lists."
+    )
+    rejected_nodes_url = serializers.SerializerMethodField(
+        help_text="The rejected nodes, paginated."
+    )
+
+    class Meta(AnalysisSerializer.Meta):
+        fields = (
+            *AnalysisSerializer.Meta.fields,
+            "submitted_pod",
+            "result",
+            "rejected_nodes_count",
+            "rejected_nodes_url",
+        )
+
+    @extend_schema_field({"type": "object", "nullable": True})
+    def get_result(self, obj: Analysis) -> dict[str, Any] | None:
+        result = obj.result
+        if result is None:
+            return None
+        return {k: v for k, v in result.items() if k != "rejected_nodes"}
+
+    def get_rejected_nodes_count(self, obj: Analysis) -> int:
+        return len((obj.result or {}).get("rejected_nodes") or [])
+
+    def get_rejected_nodes_url(self, obj: Analysis) -> str:
+        request: Request = self.context["request"]
+        return request.build_absolute_uri(
+            reverse("scheduling-api:analysis-rejected-nodes", args=[obj.pk])
+        )

@@ -15,6 +15,11 @@ urlpatterns = [
     ),
     path("analyses/<int:pk>/", views.AnalysisDetail.as_view(), name="analysis-detail"),
     path(
+        "analyses/<int:pk>/rejected-nodes/",
+        views.AnalysisRejectedNodes.as_view(),
+        name="analysis-rejected-nodes",
+    ),
+    path(
         "analyses/<int:pk>/share-links/",
         views.AnalysisShareLinks.as_view(),
         name="analysis-share-links",

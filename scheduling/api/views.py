@@ -11,19 +11,30 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from django.http import HttpResponse, HttpResponseNotModified
+from django.http.response import HttpResponseBase
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import generics, serializers, status
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from clusters.selectors import snapshot_get
-from scheduling import selectors, services
+from scheduling import rendered_cache, selectors, services
 from scheduling.api.serializers import (
     AnalysisAcceptedSerializer,
+    AnalysisCompactSerializer,
     AnalysisCreateSerializer,
     AnalysisDetailSerializer,
     AnalysisSerializer,
+    RejectedNodeSerializer,
     ShareLinkSerializer,
 )
 from scheduling.constants import AnalysisSource
@@ -109,17 +120,78 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
 
 
 class AnalysisDetail(generics.RetrieveAPIView[Analysis]):
+    """A finished analysis is rendered once per web process and served from memory after
+    that, with an ETag (If-None-Match answers 304): polling clients never rebuild it."""
+
     serializer_class = AnalysisDetailSerializer
 
     def get_object(self) -> Analysis:
         return selectors.analysis_get(user=self.request.user, analysis_id=self.kwargs["pk"])
 
+    def get_serializer_class(self) -> Any:
+        if self.request.query_params.get("view") == "compact":
+            return AnalysisCompactSerializer
+        return AnalysisDetailSerializer
+
     @extend_schema(
         summary="An analysis: status and, when done, the result",
-        responses={200: AnalysisDetailSerializer, 404: OpenApiResponse(description="Not yours.")},
+        description="`?view=compact` leaves out the explanation and the result's "
+        "`rejected_nodes` (paginated at `rejected_nodes_url`). A finished analysis carries "
+        "an ETag; send it back in If-None-Match to get a 304 without the body.",
+        parameters=[
+            OpenApiParameter(
+                "view",
+                str,
+                enum=["full", "compact"],
+                description="compact: without the explanation and the rejected nodes",
+            )
+        ],
+        responses={
+            200: PolymorphicProxySerializer(
+                "AnalysisRepresentation",
+                serializers=[AnalysisDetailSerializer, AnalysisCompactSerializer],
+                resource_type_field_name=None,
+            ),
+            304: OpenApiResponse(description="Not modified (If-None-Match matched)."),
+            404: OpenApiResponse(description="Not yours."),
+        },
     )
-    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().get(request, *args, **kwargs)
+    # A cached body is a plain HttpResponse, not a DRF Response.
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> HttpResponseBase:  # type: ignore[override]
+        light = selectors.analysis_get_light(user=request.user, analysis_id=kwargs["pk"])
+        if light.is_active or getattr(request.accepted_renderer, "format", "") != "json":
+            return super().get(request, *args, **kwargs)
+        view = "compact" if request.query_params.get("view") == "compact" else "full"
+        etag = rendered_cache.analysis_etag(light, f"{view}|{request.get_host()}|{request.scheme}")
+        headers = {
+            "ETag": etag,
+            "Cache-Control": "private, no-cache",
+            "Vary": "Accept, Cookie, Authorization",
+        }
+        if etag in request.headers.get("If-None-Match", ""):
+            return HttpResponseNotModified(headers=headers)
+        body = rendered_cache.rendered_get(etag)
+        if body is None:
+            analysis = self.get_object()
+            data = self.get_serializer(analysis).data
+            body = JSONRenderer().render(data)
+            rendered_cache.rendered_put(etag, body)
+        return HttpResponse(body, content_type="application/json", headers=headers)
+
+
+class AnalysisRejectedNodes(generics.GenericAPIView[Analysis]):
+    serializer_class = RejectedNodeSerializer
+
+    @extend_schema(
+        summary="The nodes of a finished analysis that failed the filters, paginated",
+        description="The result's `rejected_nodes` (empty until done), page by page.",
+        responses=RejectedNodeSerializer(many=True),
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        analysis = selectors.analysis_get(user=request.user, analysis_id=pk)
+        nodes = list((analysis.result or {}).get("rejected_nodes") or [])
+        page = self.paginate_queryset(nodes)
+        return self.get_paginated_response(RejectedNodeSerializer(page, many=True).data)
 
 
 class AnalysisShareLinks(APIView):
