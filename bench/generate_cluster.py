@@ -244,6 +244,28 @@ def _pod(j: int, node: str, app: int, rng: random.Random, decorate: bool) -> dic
     return pod
 
 
+def preemptor_pod(name: str, *, most_free_millicpu: int) -> dict[str, Any]:
+    """A critical pod asking a little more CPU than any node has free: it fits nowhere
+    as the cluster stands, so every node big enough is a preemption candidate (a run
+    long enough to be caught in flight by the worker-death test and the drills)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "bench"},
+        "spec": {
+            "priorityClassName": "critical-apps",
+            "containers": [
+                {
+                    "name": "main",
+                    "resources": {
+                        "requests": {"cpu": f"{most_free_millicpu + 100}m", "memory": "1Gi"}
+                    },
+                }
+            ],
+        },
+    }
+
+
 def generate(
     nodes: int, pods: int, pdbs: int, seed: int = 0, decorate: bool = False
 ) -> dict[str, Any]:

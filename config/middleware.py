@@ -101,3 +101,27 @@ def _mark_fault(sender: Any, request: HttpRequest | None = None, **kwargs: Any) 
 
 
 got_request_exception.connect(_mark_fault, dispatch_uid="preemptlab-dependency-fault")
+
+
+class ApiNotFoundMiddleware:
+    """A URL under /api/ that matches no route (``/api/snapshots/-1/``) answers JSON like
+    every other API error when the client asks for something else than HTML (a script:
+    ``Accept: application/json`` or ``*/*``); a browser, or a client that says nothing,
+    gets the product's 404 page."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        accept = request.headers.get("Accept", "")
+        if (
+            response.status_code in (404, 405)
+            and request.path.startswith("/api/")
+            and accept
+            and "text/html" not in accept
+            and "text/html" in response.get("Content-Type", "")
+        ):
+            detail = "Not found." if response.status_code == 404 else "Method not allowed."
+            return JsonResponse({"detail": detail}, status=response.status_code)
+        return response

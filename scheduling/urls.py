@@ -1,11 +1,11 @@
 """Pages of the what-if analyses, and the public share links under /s/."""
 
-from django.urls import path, register_converter
+from django.urls import path
 
-from scheduling import views
-from scheduling.converters import ShareTokenConverter
-
-register_converter(ShareTokenConverter, "share_token")
+from scheduling import (
+    converters,  # noqa: F401 - registers <share_token:...>
+    views,
+)
 
 app_name = "scheduling"
 

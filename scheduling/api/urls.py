@@ -1,11 +1,9 @@
 """Routes of the analyses API under /api/ (DESIGN.md, REST API): submit, follow, share."""
 
-from django.urls import path, register_converter
+from django.urls import path
 
+from scheduling import converters  # noqa: F401 - registers <share_token:...>
 from scheduling.api import views
-from scheduling.converters import ShareTokenConverter
-
-register_converter(ShareTokenConverter, "share_token")
 
 app_name = "scheduling-api"
 

@@ -52,6 +52,7 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
         return selectors.analysis_list(user=self.request.user, snapshot=snapshot)
 
     @extend_schema(
+        responses=AnalysisSerializer(many=True),
         summary="List the snapshot's analyses",
         description="Newest first, paginated; without results (GET each analysis for its result).",
     )

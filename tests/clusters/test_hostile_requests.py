@@ -223,3 +223,11 @@ def test_staff_see_only_their_own_snapshots_and_analyses(snapshot: Snapshot, sta
     assert c.get(f"/api/snapshots/{snapshot.pk}/").status_code == 404
     assert c.get("/api/snapshots/").json()["count"] == 0
     assert c.delete(f"/api/share-links/{link.token}/").status_code == 404
+
+
+def test_an_api_url_matching_no_route_answers_json_to_scripts(api: Client) -> None:
+    r = api.get("/api/snapshots/-1/", HTTP_ACCEPT="application/json")
+    assert r.status_code == 404 and r.json() == {"detail": "Not found."}
+    assert (
+        "text/html" in Client().get("/api/snapshots/-1/", HTTP_ACCEPT="text/html")["Content-Type"]
+    )

@@ -47,3 +47,10 @@ def test_the_dockerfile_installs_the_lock_file():
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "requirements.lock" in dockerfile
     assert "collectstatic" in dockerfile
+
+
+def test_it_keeps_secure_cookies_and_sets_hsts_by_default():
+    env = _compose()["services"]["web"]["environment"]
+    assert env["SESSION_COOKIE_SECURE"].endswith(":-true}")
+    assert env["CSRF_COOKIE_SECURE"].endswith(":-true}")
+    assert int(env["SECURE_HSTS_SECONDS"].split(":-")[1].rstrip("}")) >= 31536000

@@ -59,7 +59,7 @@ def test_a_killed_pool_process_does_not_lose_the_analysis(
     celery_worker_factory: Any, owner: Any
 ) -> None:
     sys.path.insert(0, str(ROOT))
-    from bench.generate_cluster import generate
+    from bench.generate_cluster import generate, preemptor_pod
 
     snapshot = snapshot_create(
         owner=owner,
@@ -80,20 +80,7 @@ def test_a_killed_pool_process_does_not_lose_the_analysis(
 
     # A little more CPU than any node has free: every node big enough is a preemption candidate.
     free = max(n.cpu_allocatable - n.cpu_requested for n in Node.objects.filter(snapshot=snapshot))
-    pod = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": "survivor", "namespace": "bench"},
-        "spec": {
-            "priorityClassName": "critical-apps",
-            "containers": [
-                {
-                    "name": "main",
-                    "resources": {"requests": {"cpu": f"{free + 100}m", "memory": "1Gi"}},
-                }
-            ],
-        },
-    }
+    pod = preemptor_pod("survivor", most_free_millicpu=free)
     api = APIClient()
     api.force_authenticate(owner)
     r = api.post(f"/api/snapshots/{snapshot.pk}/analyses/", {"pod": pod}, format="json")
