@@ -9,8 +9,9 @@ that tripped, if any.
 
 from __future__ import annotations
 
-from scheduling import presenters
+from scheduling import presenters, workload_presenters
 from scheduling.engine import Explanation, Outcome
+from scheduling.workloads import WorkloadRun
 
 
 def _cell(text: object) -> str:
@@ -81,4 +82,58 @@ def render_markdown(ex: Explanation, *, snapshot: str, gate_failures: list[str])
         lines += _folded(f"{presenters.plural(count, 'node')} failed a filter", body)
     reason, message = presenters.event_message(ex)
     lines += ["", f"> Event {reason}: {message}"]
+    return "\n".join(lines) + "\n"
+
+
+def render_workload_markdown(run: WorkloadRun, *, snapshot: str, gate_failures: list[str]) -> str:
+    """A workload's run as a pull-request comment: the page's sentence, the gates, the
+    PDB report in words, the victims by owner, the pods left pending, the cycles folded."""
+    what = "; ".join(o.describe() for o in run.objects)
+    lines = [
+        f"### preemptlab: {what} on {snapshot}",
+        "",
+        f"**{workload_presenters.workload_sentence(run)}.** "
+        f"{workload_presenters.stop_reason_text(run)}",
+    ]
+    if gate_failures:
+        lines += ["", "**Gates that failed:**", ""]
+        lines += [f"- :x: {reason}" for reason in gate_failures]
+    if run.pdb_report:
+        lines += ["", "#### PodDisruptionBudgets", ""]
+        lines += [f"- {workload_presenters.pdb_paragraph(r)}" for r in run.pdb_report]
+    groups = workload_presenters.victim_groups(run)
+    if groups:
+        lines += ["", "#### Victims by owner", ""]
+        lines += _table(
+            ["Namespace", "Owner", "Evicted", "Class", "PodDisruptionBudget"],
+            [
+                [g.namespace, g.label, len(g.victims), ", ".join(g.classes), ", ".join(g.pdbs)]
+                for g in groups
+            ],
+        )
+    failed = run.failed_cycles_by_pod
+    pending = [p for p in run.pods if not p.bound]
+    if pending:
+        lines += ["", "#### Left pending", ""]
+        lines += _table(
+            ["Pod", "FailedScheduling"],
+            [
+                [f"`{p.pod}`", failed[p.pod].message if p.pod in failed else "never tried"]
+                for p in pending
+            ],
+        )
+    body = _table(
+        ["Cycle", "Pod", "Result", "Node", "Victims"],
+        [
+            [
+                y.cycle,
+                f"`{y.pod}`",
+                y.result.value,
+                y.node or y.nominated_node or "—",
+                ", ".join(y.victims) or "—",
+            ]
+            for y in run.cycles
+        ],
+    )
+    lines += _folded(f"{presenters.plural(len(run.cycles), 'scheduling cycle')}", body)
     return "\n".join(lines) + "\n"

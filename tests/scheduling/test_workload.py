@@ -477,3 +477,32 @@ def test_whatif_gates_judge_the_whole_run(
         call_command(*args, stdout=io.StringIO())
     assert e.value.returncode == gates.GATE_FAILED
     assert reason in str(e.value)
+
+
+def test_whatif_writes_a_workload_as_a_pull_request_comment(
+    tmp_path: Path, demo_snapshot: Any
+) -> None:
+    from django.core.management.base import CommandError
+
+    work = tmp_path / "web.yaml"
+    work.write_text(yaml.safe_dump(deployment()))
+    out = io.StringIO()
+    with pytest.raises(CommandError):
+        call_command(
+            "whatif",
+            "--snapshot",
+            str(demo_snapshot.pk),
+            str(work),
+            "--format",
+            "markdown",
+            "--fail-on-pdb-violation",
+            stdout=out,
+        )
+    md = out.getvalue()
+    expected = _expected(demo_snapshot, [deployment()])
+    assert md.startswith("### preemptlab: Deployment default/web (6 replicas) on snapshot")
+    assert "**6 of 6 replicas run; 6 pods of 2 apps evicted;" in md
+    assert "- :x: --fail-on-pdb-violation:" in md
+    assert f"<summary>{len(expected['cycles'])} scheduling cycles</summary>" in md
+    for victim in expected["deleted_victims"]:
+        assert victim in md

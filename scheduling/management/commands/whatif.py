@@ -21,7 +21,7 @@ from scheduling.engine import (
     simulate,
 )
 from scheduling.engine.workload import TooManyReplicas, admit, expand_workload, workload_objects
-from scheduling.markdown_report import render_markdown
+from scheduling.markdown_report import render_markdown, render_workload_markdown
 from scheduling.report import render_text
 from scheduling.workload_report import render_workload_text
 from scheduling.workloads import WorkloadRun
@@ -139,15 +139,11 @@ class Command(BaseCommand):
         objects: list[Any],
         options: dict[str, Any],
         chosen: list[gates.Gate],
+        snapshot_name: str,
     ) -> None:
         """A Deployment, ReplicaSet, StatefulSet, Job, List or several documents: the
-        workload contract (json) or the short report (text)."""
-        if options["format"] == "markdown":
-            raise CommandError(
-                "--format markdown applies to a single Pod; for a workload use --format json "
-                "or text.",
-                returncode=gates.BAD_INPUT,
-            )
+        workload contract (json), the short report (text) or a PR comment (markdown);
+        the gates judge the whole run."""
         limit = int(settings.PREEMPTLAB_WORKLOAD_MAX_REPLICAS)
         try:
             workload = expand_workload(objects, max_replicas=limit)
@@ -160,11 +156,16 @@ class Command(BaseCommand):
         admit(workload, cluster.resolver)
         sim = simulate(cluster, workload.pods, recreate_victims=options["recreate_victims"])
         run = WorkloadRun.from_simulation(sim, workload)
+        failed = gates.failures_of_run(chosen, run)
         if options["format"] == "json":
             self.stdout.write(json.dumps(sim.to_dict(), indent=2))
+        elif options["format"] == "markdown":
+            self.stdout.write(
+                render_workload_markdown(run, snapshot=snapshot_name, gate_failures=failed),
+                ending="",
+            )
         else:
             self.stdout.write(render_workload_text(run), ending="")
-        failed = gates.failures_of_run(chosen, run)
         if failed:
             raise GateFailed("; ".join(failed), returncode=gates.GATE_FAILED)
 
@@ -178,7 +179,7 @@ class Command(BaseCommand):
                 or objects[0].get("kind") not in ("Pod", None)
                 or options["recreate_victims"]
             ):
-                self._workload(cluster, objects, options, chosen)
+                self._workload(cluster, objects, options, chosen, snapshot_name)
                 return
             result = analyze(cluster, objects[0])
         except InvalidInput as e:
