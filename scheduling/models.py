@@ -38,10 +38,13 @@ class AnalysisQuerySet(models.QuerySet["Analysis"]):
 
     def without_payload(self) -> AnalysisQuerySet:
         """For lists: leave the large JSON columns in the database."""
-        return self.defer("pod", "explanation", "simulation")
+        return self.defer(*Analysis.PAYLOAD_FIELDS)
 
 
 class Analysis(LeasedWork):
+    # The large JSON columns: lists and cache lookups leave them in the database.
+    PAYLOAD_FIELDS = ("pod", "explanation", "simulation")
+
     snapshot = models.ForeignKey(
         "clusters.Snapshot", on_delete=models.CASCADE, related_name="analyses"
     )

@@ -55,7 +55,12 @@ def analysis_get(*, user: Any, analysis_id: int | str) -> Analysis:
 def analysis_get_light(*, user: Any, analysis_id: int | str) -> Analysis:
     """analysis_get without the large columns: what an ETag or a cache lookup needs."""
     try:
-        return Analysis.objects.visible_to(user).without_payload().get(pk=int(analysis_id))
+        return (
+            Analysis.objects.visible_to(user)
+            .without_payload()
+            .select_related("snapshot")
+            .get(pk=int(analysis_id))
+        )
     except (Analysis.DoesNotExist, ValueError, TypeError):
         raise Http404("No such analysis.") from None
 
@@ -74,14 +79,13 @@ def share_link_get(*, user: Any, token: str) -> ShareLink:
         raise Http404("No such share link.") from None
 
 
-def shared_analysis_get(*, token: str) -> Analysis:
-    """The one analysis an active token opens; Http404 for a revoked or unknown token."""
-    link = (
-        ShareLink.objects.active()
-        .select_related("analysis", "analysis__snapshot")
-        .filter(token=token)
-        .first()
-    )
+def shared_analysis_get(*, token: str, light: bool = False) -> Analysis:
+    """The one analysis an active token opens; Http404 for a revoked or unknown token.
+    ``light``: without the large columns (see analysis_get_light)."""
+    links = ShareLink.objects.active().select_related("analysis", "analysis__snapshot")
+    if light:
+        links = links.defer(*(f"analysis__{name}" for name in Analysis.PAYLOAD_FIELDS))
+    link = links.filter(token=token).first()
     if link is None or not token:
         raise Http404("This link does not exist or was revoked.")
     return link.analysis

@@ -7,6 +7,7 @@ hx-get has an href and every hx-post form works as a plain POST.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -14,9 +15,11 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
@@ -26,7 +29,7 @@ from clusters.models import Snapshot
 from clusters.selectors import pod_manifest, snapshot_demo_find, snapshot_get
 from clusters.services import snapshot_load_demo
 from config.faults import BrokerUnavailable
-from scheduling import presenters, selectors, services, workload_presenters
+from scheduling import presenters, rendered_cache, selectors, services, workload_presenters
 from scheduling.constants import (
     CANDIDATES_PER_PAGE,
     REJECTED_GROUP_NODES_PER_PAGE,
@@ -374,15 +377,63 @@ def _render_result(
     return TemplateResponse(request, template, ctx)
 
 
+def _cached_result(
+    request: HtmxHttpRequest,
+    light: Analysis,
+    full: Callable[[], Analysis],
+    *,
+    template: str,
+    page_url: str,
+    shared: bool,
+    extra: Callable[[Analysis], dict[str, Any]] | None = None,
+) -> HttpResponse:
+    """A finished analysis' result body rendered once per process (rendered_cache), the
+    page around it rendered per request (it holds the viewer's name, CSRF token and share
+    links). ``light`` lacks the large columns; ``full`` loads them, on a miss only.
+    Anything else (running, failed, a fragment, a workload's owner page whose body holds
+    forms) renders as before."""
+    target = request.htmx.target if request.htmx else None
+    cacheable = (
+        light.is_done and target in (None, "analysis-body") and (shared or not light.is_workload)
+    )
+    if not cacheable:
+        analysis = full()
+        return _render_result(
+            request,
+            analysis,
+            template=template,
+            page_url=page_url,
+            shared=shared,
+            extra=extra(analysis) if extra else None,
+        )
+    key = rendered_cache.analysis_etag(light, f"page|{page_url}|{shared}|{request.GET.urlencode()}")
+    body = rendered_cache.rendered_get(key)
+    if body is None:
+        analysis = full()
+        ctx = _result_context(request, analysis, page_url=page_url, shared=shared)
+        body = render_to_string("scheduling/partials/body.html", ctx, request=request).encode()
+        rendered_cache.rendered_put(key, body)
+    if target == "analysis-body":
+        return HttpResponse(body, status=STOP_POLLING)
+    ctx = {
+        "analysis": light,
+        "page_url": page_url,
+        "shared": shared,
+        "body_html": mark_safe(body.decode()),  # rendered by our own template above
+    } | (extra(light) if extra else {})
+    return TemplateResponse(request, template, ctx)
+
+
 def analysis_detail(request: HtmxHttpRequest, analysis_id: int) -> HttpResponse:
-    analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
-    return _render_result(
+    light = selectors.analysis_get_light(user=request.user, analysis_id=analysis_id)
+    return _cached_result(
         request,
-        analysis,
+        light,
+        lambda: selectors.analysis_get(user=request.user, analysis_id=analysis_id),
         template="scheduling/analysis_detail.html",
-        page_url=analysis.get_absolute_url(),
+        page_url=light.get_absolute_url(),
         shared=False,
-        extra={"share_links": _share_links(request, analysis)},
+        extra=lambda a: {"share_links": _share_links(request, a)},
     )
 
 
@@ -487,10 +538,11 @@ def share_link_revoke(request: HtmxHttpRequest, analysis_id: int, token: str) ->
 
 def shared_analysis(request: HtmxHttpRequest, token: str) -> HttpResponse:
     """One analysis, read-only, for anyone holding an active token; nothing of the snapshot."""
-    analysis = selectors.shared_analysis_get(token=token)
-    response = _render_result(
+    light = selectors.shared_analysis_get(token=token, light=True)
+    response = _cached_result(
         request,
-        analysis,
+        light,
+        lambda: selectors.shared_analysis_get(token=token),
         template="scheduling/shared.html",
         page_url=reverse("scheduling:share", args=[token]),
         shared=True,

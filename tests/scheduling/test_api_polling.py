@@ -83,3 +83,21 @@ def test_a_stranger_gets_a_404_even_from_the_cache(
     c.force_authenticate(stranger)
     assert c.get(f"/api/analyses/{done.pk}/").status_code == 404
     assert c.get(f"/api/analyses/{done.pk}/rejected-nodes/").status_code == 404
+
+
+def test_the_result_page_body_is_rendered_once_and_the_page_around_it_per_viewer(
+    owner_client: Any, done: Analysis
+) -> None:
+    from scheduling import views
+
+    shared_link = services.share_link_create(analysis=done)
+    first = owner_client.get(f"/analyses/{done.pk}/").content.decode()
+    owner_client.get(f"/s/{shared_link.token}/")
+    with mock.patch.object(views, "_result_context") as build:
+        again = owner_client.get(f"/analyses/{done.pk}/").content.decode()
+        shared = owner_client.get(f"/s/{shared_link.token}/").content.decode()
+    assert build.call_count == 0  # both bodies came from memory
+    assert 'id="outcome"' in again and again.count('id="outcome"') == first.count('id="outcome"')
+    assert "csrfmiddlewaretoken" in again  # the page around it is the viewer's own
+    assert 'id="share"' in again
+    assert "Run it again" not in shared
