@@ -6,6 +6,10 @@ from django.db import models
 # worker while the page shows progress; smaller ones finish in the request.
 ASYNC_INGEST_BYTES = 5 * 1024 * 1024
 
+# A queued upload is stored in parts of this size (SnapshotUpload rows), so the web
+# process never holds a whole upload.
+UPLOAD_PART_BYTES = 8 * 1024 * 1024
+
 # Rows per INSERT when storing the browse tables.
 BULK_BATCH_SIZE = 2000
 

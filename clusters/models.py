@@ -111,11 +111,13 @@ class SnapshotUpload(models.Model):
 
     snapshot = models.ForeignKey(Snapshot, on_delete=models.CASCADE, related_name="uploads")
     position = models.PositiveSmallIntegerField()
+    # The file's bytes are the data of its parts 0, 1, ... (UPLOAD_PART_BYTES each).
+    part = models.PositiveIntegerField(default=0)
     name = models.CharField(max_length=255)
     data = models.BinaryField()
 
     class Meta:
-        ordering = ("position",)
+        ordering = ("position", "part")
 
     def __str__(self) -> str:
         return self.name

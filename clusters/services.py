@@ -33,6 +33,7 @@ from clusters.constants import (
     KIND_PDB,
     KIND_POD,
     OBJECTS_PER_CHUNK,
+    UPLOAD_PART_BYTES,
     SnapshotStatus,
 )
 from clusters.ingest import rows
@@ -56,8 +57,30 @@ class SnapshotRejected(Exception):
 
 @dataclass
 class UploadedFile:
+    """One uploaded file: its bytes, or ``stream``, a Django upload (spooled to a
+    temporary file by Django past FILE_UPLOAD_MAX_MEMORY_SIZE) that a queued ingest
+    copies to the database in parts without ever holding it whole."""
+
     name: str
     data: bytes | memoryview
+    stream: Any = None
+
+    @property
+    def size(self) -> int:
+        return int(self.stream.size) if self.stream is not None else len(self.data)
+
+    def read(self) -> bytes | memoryview:
+        return self.stream.read() if self.stream is not None else self.data
+
+    def parts(self) -> Iterator[bytes | memoryview]:
+        if self.stream is not None:
+            self.stream.seek(0)
+            while chunk := self.stream.read(UPLOAD_PART_BYTES):
+                yield chunk
+            return
+        view = memoryview(self.data)
+        for start in range(0, max(len(view), 1), UPLOAD_PART_BYTES):
+            yield view[start : start + UPLOAD_PART_BYTES]
 
 
 def max_upload_bytes() -> int:
@@ -96,10 +119,10 @@ def snapshot_create(
     run_async=True) are queued for a worker and come back ingesting; a failure
     there is recorded on the snapshot.
     """
-    files = [f for f in files if f.data is not None]
+    files = [f for f in files if f.data is not None or f.stream is not None]
     if not files:
         raise SnapshotRejected("Choose at least one file, or paste YAML or JSON.")
-    total = sum(len(f.data) for f in files)
+    total = sum(f.size for f in files)
     snapshot_check_size(size=total)
     if run_async is None:
         run_async = total > async_ingest_bytes()
@@ -107,14 +130,15 @@ def snapshot_create(
     snapshot = models.Snapshot(
         owner=owner,
         name=name[:200],
-        source_files=[{"name": f.name, "size": len(f.data)} for f in files],
+        source_files=[{"name": f.name, "size": f.size} for f in files],
         total_bytes=total,
         status=SnapshotStatus.INGESTING,
         progress_note="Waiting for a worker" if run_async else "Reading",
     )
     if not run_async:
         snapshot.save()
-        snapshot_ingest_files(snapshot=snapshot, files=list(files))
+        files = [UploadedFile(name=f.name, data=f.read()) for f in files]  # small: at most
+        snapshot_ingest_files(snapshot=snapshot, files=files)  # SNAPSHOT_ASYNC_INGEST_BYTES
         if snapshot.is_failed:
             error = snapshot.error
             snapshot.delete()
@@ -124,10 +148,13 @@ def snapshot_create(
     snapshot.enqueued_at = timezone.now()
     with transaction.atomic():
         snapshot.save()
-        models.SnapshotUpload.objects.bulk_create(
-            models.SnapshotUpload(snapshot=snapshot, position=i, name=f.name[:255], data=f.data)
-            for i, f in enumerate(files)
-        )
+        # Part by part, each written before the next is read: the web process holds
+        # one part of the upload at a time, never all of it.
+        for i, f in enumerate(files):
+            for part, data in enumerate(f.parts()):
+                models.SnapshotUpload.objects.create(
+                    snapshot=snapshot, position=i, part=part, name=f.name[:255], data=data
+                )
     snapshot_enqueue(snapshot=snapshot)
     return snapshot
 
@@ -203,16 +230,31 @@ def snapshot_ingest(*, snapshot: models.Snapshot, task_id: str = "") -> models.S
 
 
 def _snapshot_ingest_uploads(snapshot: models.Snapshot) -> models.Snapshot:
-    files = [
-        UploadedFile(name=name, data=data)
-        for name, data in models.SnapshotUpload.objects.filter(snapshot=snapshot)
-        .order_by("position")
-        .values_list("name", "data")
-    ]
+    files = _stored_uploads(snapshot)
     if not files:
         snapshot_fail(snapshot=snapshot, error="The uploaded files are gone; upload again.")
         return snapshot
     return snapshot_ingest_files(snapshot=snapshot, files=files)
+
+
+def _stored_uploads(snapshot: models.Snapshot) -> list[UploadedFile]:
+    """The stored files, each joined from its parts (read a few at a time)."""
+    files: list[UploadedFile] = []
+    positions = (
+        models.SnapshotUpload.objects.filter(snapshot=snapshot)
+        .order_by("position")
+        .values_list("position", "name")
+        .distinct()
+    )
+    for position, name in positions:
+        parts = (
+            models.SnapshotUpload.objects.filter(snapshot=snapshot, position=position)
+            .order_by("part")
+            .values_list("data", flat=True)
+            .iterator(chunk_size=4)
+        )
+        files.append(UploadedFile(name=name, data=b"".join(bytes(p) for p in parts)))
+    return files
 
 
 def snapshot_fail(*, snapshot: models.Snapshot, error: str) -> None:

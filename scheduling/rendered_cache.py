@@ -25,8 +25,12 @@ _size = 0
 
 def analysis_etag(analysis: Analysis, variant: str) -> str:
     """A strong validator of the analysis as served in ``variant`` (view, host)."""
+    # created too: SQLite may give a deleted row's id to a new one.
     finished = analysis.finished_at.isoformat() if analysis.finished_at else ""
-    raw = f"{analysis.pk}|{analysis.status}|{finished}|{analysis.engine_version}|{variant}"
+    raw = (
+        f"{analysis.pk}|{analysis.created.isoformat()}|{analysis.status}|{finished}|"
+        f"{analysis.engine_version}|{variant}"
+    )
     return '"' + hashlib.blake2b(raw.encode(), digest_size=12).hexdigest() + '"'
 
 

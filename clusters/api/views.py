@@ -98,7 +98,7 @@ class SnapshotListCreate(generics.ListAPIView[models.Snapshot]):
                 form = SnapshotMultipartCreateSerializer(data=data)
                 form.is_valid(raise_exception=True)
                 files = [
-                    services.UploadedFile(name=f.name, data=f.read())
+                    services.UploadedFile(name=f.name, data=b"", stream=f)
                     for f in form.validated_data["files"]
                 ]
                 snapshot = services.snapshot_create(

@@ -86,3 +86,33 @@ def test_a_redelivered_task_does_not_ingest_twice(queued: Any) -> None:
     services.snapshot_ingest(snapshot=queued)
     services.snapshot_ingest(snapshot=queued)
     assert models.Pod.objects.filter(snapshot=queued).count() == 4
+
+
+def test_a_queued_upload_is_stored_in_parts_and_ingested_whole(
+    owner: Any, settings: Any, monkeypatch: Any
+) -> None:
+    """The web process copies an upload part by part (it never holds it whole); the
+    worker joins the parts back."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from rest_framework.test import APIClient
+
+    settings.SNAPSHOT_ASYNC_INGEST_BYTES = 10
+    monkeypatch.setattr(services, "UPLOAD_PART_BYTES", 1000)
+    data = dump(small_cluster())
+    api = APIClient()
+    api.force_authenticate(owner)
+    r = api.post(
+        "/api/snapshots/",
+        {"name": "parts", "files": [SimpleUploadedFile("small.json", data)]},
+        format="multipart",
+    )
+    assert r.status_code == 202, r.content
+    snapshot = models.Snapshot.objects.get(pk=r.json()["id"])
+    stored = list(models.SnapshotUpload.objects.filter(snapshot=snapshot))
+    assert len(stored) == -(-len(data) // 1000) > 1
+    assert b"".join(bytes(u.data) for u in stored) == data
+    services.snapshot_ingest(snapshot=snapshot)
+    snapshot.refresh_from_db()
+    assert snapshot.is_ready, snapshot.error
+    assert models.Pod.objects.filter(snapshot=snapshot).count() == 4
+    assert not models.SnapshotUpload.objects.filter(snapshot=snapshot).exists()
