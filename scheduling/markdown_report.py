@@ -111,17 +111,10 @@ def render_workload_markdown(run: WorkloadRun, *, snapshot: str, gate_failures: 
                 for g in groups
             ],
         )
-    failed = run.failed_cycles_by_pod
-    pending = [p for p in run.pods if not p.bound]
+    pending = run.left_pending()
     if pending:
         lines += ["", "#### Left pending", ""]
-        lines += _table(
-            ["Pod", "FailedScheduling"],
-            [
-                [f"`{p.pod}`", failed[p.pod].message if p.pod in failed else "never tried"]
-                for p in pending
-            ],
-        )
+        lines += _table(["Pod", "FailedScheduling"], [[f"`{p.pod}`", why] for p, why in pending])
     body = _table(
         ["Cycle", "Pod", "Result", "Node", "Victims"],
         [

@@ -295,7 +295,6 @@ def workload_context(
     pending_page: str | None = None,
 ) -> dict[str, Any]:
     """What the workload result page shows of a stored run; long lists paginated."""
-    failed = run.failed_cycles_by_pod
     return {
         "run": run,
         "sentence": workload_presenters.workload_sentence(run),
@@ -315,7 +314,7 @@ def workload_context(
             run.pods, page=replicas_page, per_page=WORKLOAD_ROWS_PER_PAGE
         ),
         "pending_page": presenters.paginate(
-            [(p, failed.get(p.pod)) for p in run.pods if not p.bound],
+            run.left_pending(),
             page=pending_page,
             per_page=WORKLOAD_ROWS_PER_PAGE,
         ),

@@ -23,13 +23,11 @@ def render_workload_text(run: WorkloadRun) -> str:
         for g in groups:
             pdbs = f" (PDB {', '.join(g.pdbs)})" if g.pdbs else ""
             lines.append(f"  {g.namespace} {g.label}: {len(g.victims)} evicted{pdbs}")
-    failed = run.failed_cycles_by_pod
-    pending = [p for p in run.pods if not p.bound]
+    pending = run.left_pending()
     if pending:
         lines += ["", "Left pending:"]
-        for p in pending:
-            last = failed.get(p.pod)
-            lines.append(f"  {p.pod}: {last.message if last else 'never tried'}")
+        for p, why in pending:
+            lines.append(f"  {p.pod}: {why}")
     if run.recreate_victims and run.owners:
         lines += ["", "The cascade (running before -> at the end):"]
         lines += [f"  {o.namespace}/{o.owner}: {o.before} -> {o.after}" for o in run.owners]

@@ -70,6 +70,19 @@ class NodeChange:
         return self.pods_before + len(self.bound) - len(self.evicted)
 
 
+NOT_CREATED_TEXT = (
+    "not created: its StatefulSet (OrderedReady) creates it only once the pod before it runs"
+)
+
+
+def _was_created(pod: dict[str, Any], final_queue: dict[str, list[str]]) -> bool:
+    """From the contract: a pod its controller never made was never tried, never bound
+    and is in no queue."""
+    if pod["final"] == "bound" or pod["attempts"]:
+        return True
+    return any(pod["pod"] in keys for keys in final_queue.values())
+
+
 @dataclass
 class WorkloadRun:
     contract: dict[str, Any]
@@ -100,6 +113,7 @@ class WorkloadRun:
                 nominated_node=p["nominated_node"],
                 attempts=p["attempts"],
                 queue=None,
+                created=_was_created(p, c["final_queue"]),
             )
             for p in c["pods"]
         ]
@@ -277,6 +291,23 @@ class WorkloadRun:
     @property
     def exceeded_pdbs(self) -> list[PDBReport]:
         return [r for r in self.pdb_report if r.exceeded]
+
+    def left_pending(self) -> list[tuple[PodOutcome, str]]:
+        """Each pod left pending and why, in submission order: the FailedScheduling text
+        of its last cycle, or why it never had one."""
+        failed = self.failed_cycles_by_pod
+        out = []
+        for p in self.pods:
+            if p.bound:
+                continue
+            if not p.created:
+                why = NOT_CREATED_TEXT
+            elif p.pod in failed:
+                why = failed[p.pod].message
+            else:
+                why = "never tried"
+            out.append((p, why))
+        return out
 
     @property
     def failed_cycles_by_pod(self) -> dict[str, Cycle]:

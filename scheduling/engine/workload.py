@@ -24,9 +24,10 @@ are fnv32a hashes of the template, encoded as ``rand.SafeEncodeString``; Go hash
 its spew dump of the object, which is not reproduced, so a hash differs from the
 one a real cluster prints while being as stable (same template, same hash).
 
-Known simplification: a StatefulSet with the default ``OrderedReady`` policy
-creates pod N+1 only once pod N runs and is ready; here all its replicas are
-submitted at once (in ordinal order), as with ``podManagementPolicy: Parallel``.
+A StatefulSet with the default ``OrderedReady`` policy creates pod N+1 only once pod
+N runs and is ready: each such pod carries the ``CREATED_AFTER`` annotation naming
+its predecessor, and simulate() creates it when that pod binds (the kubelet is
+instant there, so bound means running and ready). ``Parallel`` creates them all.
 """
 
 from __future__ import annotations
@@ -42,7 +43,11 @@ from .errors import InvalidInput
 from .labels import LabelSelector
 from .objects import Pod
 from .priority import PriorityResolver
-from .simulate.controllers import name_suffix
+from .simulate.controllers import CREATED_AFTER, name_suffix
+
+# podManagementPolicy values.
+ORDERED_READY = "OrderedReady"
+PARALLEL = "Parallel"
 
 SUPPORTED_KINDS = ("Pod", "Deployment", "ReplicaSet", "StatefulSet", "Job")
 # How many pods one what-if may create unless the caller states another limit.
@@ -423,7 +428,8 @@ def _expand_stateful_set(
     )
     revision = f"{name}-{template_hash({'metadata': meta, 'spec': pod_spec})}"
     service = spec.get("serviceName")
-    pods = []
+    ordered = spec.get("podManagementPolicy", ORDERED_READY) != PARALLEL
+    pods: list[dict[str, Any]] = []
     for ordinal in range(start, start + replicas):
         pod_name = f"{name}-{ordinal}"
         if not ctx.names.claim(f"{namespace}/{pod_name}"):
@@ -447,6 +453,10 @@ def _expand_stateful_set(
         pod["spec"]["hostname"] = pod_name
         if isinstance(service, str) and service:
             pod["spec"]["subdomain"] = service
+        if ordered and pods:
+            previous = pods[-1]["metadata"]["name"]
+            annotations = pod["metadata"].setdefault("annotations", {})
+            annotations[CREATED_AFTER] = f"{namespace}/{previous}"
         pods.append(pod)
     return "", pods
 

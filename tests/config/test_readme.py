@@ -28,6 +28,9 @@ def readme_block(name: str) -> str:
 def _checkout(tmp_path: Path) -> Path:
     """A folder that looks like the repository (its entries linked), so files the
     commands write (whatif.md) stay out of the real one."""
+    # The real repository's .venv up to date first: linked into the checkout, `make
+    # install` there is then the no-op it is on a CI runner's second step.
+    subprocess.run(["make", "install"], cwd=ROOT, check=True, capture_output=True)
     work = tmp_path / "checkout"
     work.mkdir()
     for entry in ROOT.iterdir():

@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 
 from scheduling.engine import InvalidInput, analyze, load_cluster, simulate
 from scheduling.engine.simulate import CycleResult, StopReason
-from scheduling.engine.simulate.controllers import name_suffix
+from scheduling.engine.simulate.controllers import CREATED_AFTER, name_suffix
 from scheduling.engine.simulate.queue import MAX_BACKOFF_MS, QueuedPodInfo
+from scheduling.engine.workload import expand_workload
 
 from .builders import as_list, make_node, make_pdb, make_pod, make_priority_class
 
@@ -245,3 +246,64 @@ def test_generated_names_use_generate_names_alphabet() -> None:
     suffix = name_suffix("batch/rs-1#1")
     assert len(suffix) == 5 and set(suffix) <= set("bcdfghjklmnpqrstvwxz2456789")
     assert name_suffix("batch/rs-1#1") == suffix != name_suffix("batch/rs-1#2")
+
+
+def _stateful_set(policy: str | None) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "replicas": 3,
+        "serviceName": "db",
+        "selector": {"matchLabels": {"app": "db"}},
+        "template": {
+            "metadata": {"labels": {"app": "db"}},
+            "spec": {
+                "priorityClassName": "high",
+                "containers": [{"name": "db", "resources": {"requests": {"cpu": "3"}}}],
+            },
+        },
+    }
+    if policy:
+        spec["podManagementPolicy"] = policy
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "metadata": {"name": "db"},
+        "spec": spec,
+    }
+
+
+def test_an_ordered_stateful_set_waits_for_each_pod_to_run_before_the_next() -> None:
+    # Two 4-cpu nodes with nothing to preempt: db-0 and db-1 fit, db-2 never does.
+    # OrderedReady: db-1 is created once db-0 runs, db-2 once db-1 runs.
+    cluster = _full_node_cluster()
+    pods = expand_workload([_stateful_set(None)]).pods
+    sim = simulate(cluster, pods)
+    assert [(c.pod, c.result) for c in sim.cycles[:2]] == [
+        ("default/db-0", CycleResult.BOUND),
+        ("default/db-1", CycleResult.BOUND),
+    ]
+    assert sim.cycles[2].pod == "default/db-2"
+    # Behind a db-1 that cannot run, db-2 is never created: no cycle, not in any queue.
+    blocked = _stateful_set(None)
+    blocked["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "3500m"
+    cluster_one = [*_full_node_cluster()[:3]]  # one node only
+    sim = simulate(cluster_one, expand_workload([blocked]).pods)
+    outcomes = {p.pod: p for p in sim.pods}
+    assert outcomes["default/db-0"].bound
+    assert not outcomes["default/db-2"].created and outcomes["default/db-2"].attempts == 0
+    assert "default/db-2" not in {c.pod for c in sim.cycles}
+    assert not any("default/db-2" in queue for queue in sim.final_queue.values())
+
+
+def test_a_parallel_stateful_set_creates_every_pod_at_once() -> None:
+    blocked = _stateful_set("Parallel")
+    blocked["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "3500m"
+    sim = simulate([*_full_node_cluster()[:3]], expand_workload([blocked]).pods)
+    assert all(p.created for p in sim.pods)
+    assert {c.pod for c in sim.cycles} == {"default/db-0", "default/db-1", "default/db-2"}
+
+
+def test_a_pod_may_only_wait_for_one_listed_before_it() -> None:
+    late = make_pod("b").obj()
+    late["metadata"]["annotations"] = {CREATED_AFTER: "default/a"}
+    with pytest.raises(InvalidInput, match="waits for default/a"):
+        simulate(_full_node_cluster(), [late, make_pod("a").obj()])

@@ -10,7 +10,7 @@ from scheduling.constants import VICTIMS_LISTED_PER_GROUP
 from scheduling.engine import load_cluster, simulate
 from scheduling.engine.workload import admit, expand_workload
 from scheduling.workload_report import render_workload_text
-from scheduling.workloads import VictimInfo, WorkloadRun
+from scheduling.workloads import NOT_CREATED_TEXT, VictimInfo, WorkloadRun
 
 
 def _run(replicas: int, cpu: str = "1", cls: str = "cat-3") -> WorkloadRun:
@@ -87,3 +87,25 @@ def test_the_picture_has_a_row_a_cycle_up_to_its_limit() -> None:
     svg = str(wp.run_svg(run, max_cycles=5))
     assert svg.count('<g class="cycle"') == 5
     assert "The first 5 of 12 cycles" in svg
+
+
+def test_a_stateful_set_pod_never_created_says_why_instead_of_a_failed_scheduling() -> None:
+    # OrderedReady: db-1 asks for more than any demo node has, so db-2 is never created.
+    cluster = load_cluster(demo_objects()["items"])
+    template = {
+        "metadata": {"labels": {"app": "db"}},
+        "spec": {"priorityClassName": "cat-3", "containers": [{"name": "db"}]},
+    }
+    sts: dict[str, Any] = {
+        "kind": "StatefulSet",
+        "metadata": {"name": "db"},
+        "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "db"}}, "template": template},
+    }
+    w = expand_workload([sts])
+    w.pods[1]["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "640"}}
+    admit(w, cluster.resolver)
+    run = WorkloadRun.from_json(WorkloadRun.from_simulation(simulate(cluster, w.pods), w).to_json())
+    why = dict((p.pod, text) for p, text in run.left_pending())
+    assert "Insufficient cpu" in why["default/db-1"]
+    assert why["default/db-2"] == NOT_CREATED_TEXT
+    assert f"default/db-2: {NOT_CREATED_TEXT}" in render_workload_text(run)

@@ -23,6 +23,9 @@ from .state import ClusterState
 _ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
 SUFFIX_LENGTH = 5
 RECREATING_KINDS = ("ReplicaSet", "Job", "StatefulSet", "DaemonSet")
+# On a pending pod: "namespace/name" of the pod its controller waits for before creating
+# this one (a StatefulSet's OrderedReady: pod N+1 once pod N runs and is ready).
+CREATED_AFTER = "preemptlab.io/created-after"
 
 
 def name_suffix(seed: str) -> str:

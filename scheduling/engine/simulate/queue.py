@@ -36,6 +36,7 @@ class Where(enum.Enum):
     UNSCHEDULABLE = "unschedulablePods"
     IN_FLIGHT = "inFlight"
     DONE = "done"
+    NOT_CREATED = "notCreated"  # its controller has not made it yet
 
 
 @dataclass(eq=False)
@@ -97,13 +98,19 @@ class SchedulingQueue:
     def tick(self, ms: int = 1) -> None:
         self.now += ms
 
-    def add(self, pod: Pod) -> QueuedPodInfo:
-        """A new pending pod (informer Add): straight to activeQ."""
-        self.tick()
-        p = QueuedPodInfo(pod, seq=len(self.pods), timestamp=self.now)
+    def add(self, pod: Pod, *, created: bool = True) -> QueuedPodInfo:
+        """A new pending pod (informer Add): straight to activeQ. ``created=False``: a pod
+        its controller will only make later (``create`` then queues it)."""
+        p = QueuedPodInfo(pod, seq=len(self.pods), where=Where.NOT_CREATED)
         self.pods.append(p)
-        self._to(p, Where.ACTIVE)
+        if created:
+            self.create(p)
         return p
+
+    def create(self, p: QueuedPodInfo) -> None:
+        self.tick()
+        p.timestamp = self.now
+        self._to(p, Where.ACTIVE)
 
     def _live(self, heap: list[Entry], where: Where) -> QueuedPodInfo | None:
         while heap:

@@ -42,8 +42,10 @@ class PodOutcome:
     node: str | None
     nominated_node: str | None
     attempts: int
-    queue: str | None  # activeQ | backoffQ | unschedulablePods while pending
+    queue: str | None  # activeQ | backoffQ | unschedulablePods | notCreated while pending
     recreated_from: str | None = None  # the victim it replaces (recreate_victims)
+    # False: its controller never made it (a StatefulSet waiting for an earlier pod).
+    created: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -34,7 +34,7 @@ from ..plugins.podtopologyspread import PodTopologySpread
 from ..preemption.evaluator import PreemptionResult, preempt
 from ..runtime import Framework
 from ..schedule import HOST_NOMINATED, HOST_SCORED, Diagnosis, ScheduleResult, schedule_pod
-from .controllers import ControllerManager
+from .controllers import CREATED_AFTER, ControllerManager
 from .hints import Event, QueueingHints
 from .queue import QueuedPodInfo, SchedulingQueue
 from .replicas import ReplicaCache, cacheable, template_key
@@ -69,6 +69,14 @@ def _start_time(ms: int) -> tuple[str, int]:
     t = EPOCH + timedelta(milliseconds=ms)
     text = t.strftime("%Y-%m-%dT%H:%M:%S") + f".{t.microsecond // 1000:03d}Z"
     return text, int(EPOCH.timestamp()) * 1_000_000_000 + ms * 1_000_000
+
+
+def created_after(raw: Mapping[str, Any]) -> str | None:
+    """The pod this one's controller waits for (CREATED_AFTER), if any."""
+    meta = raw.get("metadata")
+    annotations = meta.get("annotations") if isinstance(meta, Mapping) else None
+    value = annotations.get(CREATED_AFTER) if isinstance(annotations, Mapping) else None
+    return value if isinstance(value, str) and value else None
 
 
 def rejector_plugins(diagnosis: Diagnosis) -> frozenset[str]:
@@ -117,6 +125,8 @@ class Scheduler:
         # Answers per pod template, reused while their nodes do not change.
         self.reuse = reuse_answers
         self.caches: dict[tuple[object, ...], ReplicaCache] = {}
+        # Pods their controller creates once another pod runs: key of that pod -> them.
+        self.waiting: dict[str, list[QueuedPodInfo]] = {}
 
     # Submission --------------------------------------------------------------
     def submit(self, pods: Sequence[Mapping[str, Any]]) -> None:
@@ -129,16 +139,34 @@ class Scheduler:
             if pod.key in seen:
                 raise InvalidInput(f"pod {pod.key} is listed twice", index=i, kind="Pod")
             seen.add(pod.key)
-            self._enqueue(pod)
+            after = created_after(raw)
+            if after is not None and after not in seen:
+                raise InvalidInput(
+                    f"waits for {after}, which is not listed before it",
+                    index=i,
+                    kind="Pod",
+                    field=f"metadata.annotations[{CREATED_AFTER}]",
+                )
+            self._enqueue(pod, waits_for=after)
 
-    def _enqueue(self, pod: Pod, recreated_from: str | None = None) -> None:
-        p = self.queue.add(pod)
+    def _enqueue(
+        self, pod: Pod, recreated_from: str | None = None, waits_for: str | None = None
+    ) -> None:
+        p = self.queue.add(pod, created=waits_for is None)
+        if waits_for is not None:
+            self.waiting.setdefault(waits_for, []).append(p)
         self.sim.pending.append(pod)
         self.sim.recreated_from[pod.key] = recreated_from
         if pod.nominated_node_name:
             self.state.nominate(pod, pod.nominated_node_name)
             self.sim.actions.append(Action(0, ActionKind.NOMINATE, pod, pod.nominated_node_name))
         self.sim.queued[pod.key] = p
+
+    def _create_waiting(self, bound: Pod) -> None:
+        """The controller makes the pods that waited for ``bound`` to run."""
+        for p in self.waiting.pop(bound.key, []):
+            self.queue.create(p)
+            self.progress_since_flush = True
 
     # The loop ----------------------------------------------------------------
     def run(self) -> Simulation:
@@ -269,6 +297,7 @@ class Scheduler:
         self._event(EventType.BIND, pod.key, host, [])
         self.progress_since_flush = True
         self.queue.on_event(Event.ASSIGNED_POD_ADD, running)
+        self._create_waiting(pod)
 
     # Failure -----------------------------------------------------------------
     def handle_failure(self, p: QueuedPodInfo, out: CycleOutcome) -> None:

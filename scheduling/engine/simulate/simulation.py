@@ -94,6 +94,7 @@ class Simulation:
                     nominated_node=state.nomination_of.get(pod.uid),
                     attempts=p.attempts,
                     queue=None if p.where is Where.DONE else p.where.value,
+                    created=p.where is not Where.NOT_CREATED,
                     recreated_from=self.recreated_from.get(pod.key),
                 )
             )
