@@ -8,14 +8,18 @@ import pytest
 
 from clusters.demo import demo_cat3_pod, demo_objects
 from clusters.services import snapshot_create_from_objects, snapshot_load_demo
-from scheduling import cluster_cache
+from scheduling import cluster_cache, rendered_cache
 
 
 @pytest.fixture(autouse=True)
 def _empty_cluster_cache() -> Any:
+    # Both caches are per process and keyed by row ids, which a rolled-back test
+    # database (SQLite above all) hands out again: each test starts with them empty.
     cluster_cache.cluster_cache_clear()
+    rendered_cache.rendered_clear()
     yield
     cluster_cache.cluster_cache_clear()
+    rendered_cache.rendered_clear()
 
 
 @pytest.fixture
