@@ -1,6 +1,8 @@
 """50 clients polling one finished 2,000-node analysis: latency of the page and the API.
 
-Run on demand (never part of the tests), against a real gunicorn:
+Run on demand (never part of the tests), against a real gunicorn; the clients are wrk
+when it is installed (apt-get install wrk), else Python threads (LOAD_TOOL=python forces
+them):
 
     DATABASE_URL=postgres://... REDIS_URL=redis://... python bench/polling_load.py
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 import http.cookiejar
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -32,6 +35,16 @@ sys.path.insert(0, str(ROOT))
 PORT = int(os.environ.get("LOAD_WEB_PORT", "8921"))
 CLIENTS = int(os.environ.get("LOAD_CLIENTS", "50"))
 SECONDS = float(os.environ.get("LOAD_SECONDS", "20"))
+# wrk (Debian's package) when installed: a C load generator, so the clients do not
+# take the server's CPU the way 50 Python threads on the same two cores do.
+WRK = shutil.which("wrk") if os.environ.get("LOAD_TOOL", "wrk") == "wrk" else None
+# wrk prints p50/p90/p99 only; this script makes it print p95 too.
+WRK_SCRIPT = """
+done = function(summary, latency, requests)
+  io.write(string.format("RESULT %d %d %d %d %d\\n", summary.requests, latency:percentile(50),
+    latency:percentile(95), latency:percentile(99), summary.errors.status))
+end
+"""
 BASE = f"http://127.0.0.1:{PORT}"
 PASSWORD = "load-password-not-secret"
 
@@ -101,7 +114,35 @@ def poll(
             codes[code] = codes.get(code, 0) + 1
 
 
+def measure_wrk(name: str, url: str, headers: dict[str, str], wrk: str) -> None:
+    """The same measurement by wrk: CLIENTS connections on 2 threads for SECONDS."""
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as f:
+        f.write(WRK_SCRIPT)
+    cmd = [wrk, "-t2", f"-c{CLIENTS}", f"-d{SECONDS:.0f}s", "-s", f.name]
+    for k, v in headers.items():
+        cmd += ["-H", f"{k}: {v}"]
+    out = subprocess.run([*cmd, url], capture_output=True, text=True, check=True).stdout
+    line = next(x for x in out.splitlines() if x.startswith("RESULT "))
+    requests, p50, p95, p99, bad = (int(x) for x in line.split()[1:])
+    print(
+        f"| {name} | {requests / SECONDS:.0f} | {p50 / 1000:.0f} | {p95 / 1000:.0f} | "
+        f"{p99 / 1000:.0f} | non-2xx/3xx: {bad} |",
+        flush=True,
+    )
+
+
 def measure(name: str, url: str, headers: dict[str, str], opener: Any) -> None:
+    if WRK is not None:
+        # wrk does not follow redirects: make sure this URL answers itself (a lost login
+        # would make every request a fast 302 to the login page).
+        try:
+            with opener.open(urllib.request.Request(url, headers=headers)) as r:
+                assert r.geturl() == url and r.status == 200, (url, r.geturl(), r.status)
+        except urllib.error.HTTPError as e:
+            assert e.code == 304, (url, e.code)  # the If-None-Match target
+        cookies = _cookie_header(opener)
+        measure_wrk(name, url, {**headers, **({"Cookie": cookies} if cookies else {})}, WRK)
+        return
     out: list[float] = []
     codes: dict[int, int] = {}
     lock = threading.Lock()
@@ -120,6 +161,15 @@ def measure(name: str, url: str, headers: dict[str, str], opener: Any) -> None:
         f"{q[98] * 1000:.0f} | {codes} |",
         flush=True,
     )
+
+
+def _cookie_header(opener: Any) -> str:
+    """The session cookies a urllib opener holds, as one Cookie header (for wrk)."""
+    for handler in opener.handlers:
+        jar = getattr(handler, "cookiejar", None)
+        if jar is not None:
+            return "; ".join(f"{c.name}={c.value}" for c in jar)
+    return ""
 
 
 def main() -> int:
@@ -193,7 +243,7 @@ def main() -> int:
                     urllib.request.Request(url, headers=auth if "/api/" in url else {})
                 ).read()
         etag = plain.open(urllib.request.Request(api, headers=auth)).headers["ETag"]
-        print(f"{CLIENTS} clients, {SECONDS:.0f} s each")
+        print(f"{CLIENTS} clients, {SECONDS:.0f} s each, by {'wrk' if WRK else 'Python threads'}")
         print("| target | req/s | p50 ms | p95 ms | p99 ms | statuses |")
         print("|---|---|---|---|---|---|")
         measure("page /analyses/{id}/ (logged in)", f"{BASE}/analyses/{pk}/", {}, browser)
