@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.core.files import File
 
 from clusters.services import UploadedFile
 
@@ -47,7 +48,7 @@ def _sweep(base: Path) -> None:
 
 def uploads_keep(*, user: Any, files: list[UploadedFile]) -> list[KeptFile]:
     """Writes the files of a refused try to disk; what the page lists as kept."""
-    files = [f for f in files if len(f.data)]
+    files = [f for f in files if f.size]
     if not files:
         return []
     base = _user_dir(user)
@@ -57,9 +58,11 @@ def uploads_keep(*, user: Any, files: list[UploadedFile]) -> list[KeptFile]:
     folder.mkdir(parents=True)
     kept = []
     for i, f in enumerate(files):
-        (folder / f"{i}.data").write_bytes(bytes(f.data))
+        with (folder / f"{i}.data").open("wb") as out:
+            for part in f.parts():  # one part in memory at a time
+                out.write(part)
         (folder / f"{i}.name").write_text(f.name)
-        kept.append(KeptFile(ref=f"{token}/{i}", name=f.name, size=len(f.data)))
+        kept.append(KeptFile(ref=f"{token}/{i}", name=f.name, size=f.size))
     return kept
 
 
@@ -74,7 +77,9 @@ def uploads_take(*, user: Any, refs: list[str]) -> list[UploadedFile]:
         folder = base / m["token"]
         data, name = folder / f"{m['index']}.data", folder / f"{m['index']}.name"
         if data.is_file() and name.is_file():
-            out.append(UploadedFile(name=name.read_text(), data=data.read_bytes()))
+            # Opened, not read: a large kept file streams to storage like a new upload.
+            stream = File(data.open("rb"), name=data.name)
+            out.append(UploadedFile(name=name.read_text(), data=b"", stream=stream))
     return out
 
 

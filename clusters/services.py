@@ -70,7 +70,11 @@ class UploadedFile:
         return int(self.stream.size) if self.stream is not None else len(self.data)
 
     def read(self) -> bytes | memoryview:
-        return self.stream.read() if self.stream is not None else self.data
+        if self.stream is None:
+            return self.data
+        self.stream.seek(0)
+        data: bytes = self.stream.read()
+        return data
 
     def parts(self) -> Iterator[bytes | memoryview]:
         if self.stream is not None:

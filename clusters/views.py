@@ -58,13 +58,15 @@ def snapshot_upload(request: HttpRequest) -> HttpResponse:
     kept = uploads_take(user=request.user, refs=refs)
     form = SnapshotUploadForm(request.POST, request.FILES, has_kept=bool(kept))
     # Every file chosen this time, even when the form refuses the try, so none is lost.
+    # Streams, not bytes: Django spooled a large file to disk, and a queued ingest copies
+    # it to the database part by part, so the web process never holds a whole upload.
     chosen = [
-        services.UploadedFile(name=f.name or "upload", data=f.read())
+        services.UploadedFile(name=f.name or "upload", data=b"", stream=f)
         for f in request.FILES.getlist("files")
     ]
     status = 400
     if form.is_valid():
-        files = kept + [f for f in chosen if len(f.data)]
+        files = kept + [f for f in chosen if f.size]
         paste = form.cleaned_data.get("paste") or ""
         if paste.strip():
             files.append(services.UploadedFile(name="pasted", data=paste.encode()))
