@@ -20,7 +20,6 @@ from scheduling.engine.simulate import (
     ChoicePoint,
     Cycle,
     CycleResult,
-    EventType,
     OwnerReplicas,
     PDBReport,
     PodOutcome,
@@ -29,7 +28,6 @@ from scheduling.engine.simulate import (
     Simulation,
     StopReason,
 )
-from scheduling.engine.simulate.result import BudgetOverrun, ChoiceKind
 from scheduling.engine.workload import Workload, WorkloadObject
 
 RUN_SCHEMA_VERSION = 1
@@ -75,14 +73,6 @@ NOT_CREATED_TEXT = (
 )
 
 
-def _was_created(pod: dict[str, Any], final_queue: dict[str, list[str]]) -> bool:
-    """From the contract: a pod its controller never made was never tried, never bound
-    and is in no queue."""
-    if pod["final"] == "bound" or pod["attempts"]:
-        return True
-    return any(pod["pod"] in keys for keys in final_queue.values())
-
-
 @dataclass
 class WorkloadRun:
     contract: dict[str, Any]
@@ -102,75 +92,12 @@ class WorkloadRun:
 
     def __post_init__(self) -> None:
         c = self.contract
-        self.pods = [
-            PodOutcome(
-                pod=p["pod"],
-                priority=p["priority"],
-                priority_class=p["priority_class"],
-                preemption_policy=p["preemption_policy"],
-                bound=p["final"] == "bound",
-                node=p["node"],
-                nominated_node=p["nominated_node"],
-                attempts=p["attempts"],
-                queue=None,
-                created=_was_created(p, c["final_queue"]),
-            )
-            for p in c["pods"]
-        ]
-        self.cycles = [
-            Cycle(
-                cycle=y["cycle"],
-                pod=y["pod"],
-                attempt=y["attempt"],
-                result=CycleResult(y["result"]),
-                node=y.get("node"),
-                host_selection=y.get("host_selection"),
-                top_scored_nodes=list(y.get("top_scored_nodes") or []),
-                nominated_node=y.get("nominated_node"),
-                tied_nodes=list(y.get("tied_nodes") or []),
-                victims=list(y.get("victims") or []),
-                pdb_violations=y.get("pdb_violations") or 0,
-                message=y.get("message") or "",
-            )
-            for y in c["cycles"]
-        ]
-        self.events = [
-            RunEvent(
-                seq=e["seq"],
-                cycle=e["cycle"],
-                type=EventType(e["type"]),
-                pod=e["pod"],
-                node=e["node"],
-                victims=list(e.get("victims") or []),
-            )
-            for e in c["events"]
-        ]
-        self.pdb_report = [
-            PDBReport(
-                pdb=r["pdb"],
-                disruptions_allowed=r["disruptions_allowed"],
-                deleted_matching_victims=list(r["deleted_matching_victims"]),
-                exceeded=r["exceeded"],
-                cycles_beyond_budget=[
-                    BudgetOverrun(b["cycle"], b["node"], b["matching_victims"], b["pdb_violations"])
-                    for b in r["cycles_beyond_budget"]
-                ],
-            )
-            for r in c["pdb_report"]
-        ]
-        self.choice_points = [
-            ChoicePoint(
-                cycle=p["cycle"],
-                pod=p["pod"],
-                kind=ChoiceKind(p["kind"]),
-                options=list(p["options"]),
-                chosen=p["chosen"],
-            )
-            for p in c["choice_points"]
-        ]
-        self.recreated = [
-            Recreated(r["victim"], r["pod"], r["owner"]) for r in c.get("recreated", [])
-        ]
+        self.pods = [PodOutcome.from_dict(p, c["final_queue"]) for p in c["pods"]]
+        self.cycles = [Cycle.from_dict(y) for y in c["cycles"]]
+        self.events = [RunEvent.from_dict(e) for e in c["events"]]
+        self.pdb_report = [PDBReport.from_dict(r) for r in c["pdb_report"]]
+        self.choice_points = [ChoicePoint.from_dict(p) for p in c["choice_points"]]
+        self.recreated = [Recreated.from_dict(r) for r in c.get("recreated", [])]
         self.stop_reason = StopReason(c["stop_reason"])
 
     # --- building and storing -------------------------------------------------------

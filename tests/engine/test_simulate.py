@@ -307,3 +307,16 @@ def test_a_pod_may_only_wait_for_one_listed_before_it() -> None:
     late["metadata"]["annotations"] = {CREATED_AFTER: "default/a"}
     with pytest.raises(InvalidInput, match="waits for default/a"):
         simulate(_full_node_cluster(), [late, make_pod("a").obj()])
+
+
+@pytest.mark.parametrize("path", SEQUENCES[:12], ids=lambda p: p.stem)
+def test_every_record_reads_back_from_the_contract(path: Path) -> None:
+    from scheduling.engine.simulate import ChoicePoint, Cycle, PDBReport, PodOutcome, RunEvent
+
+    scenario = json.loads(path.read_text())
+    c = simulate(scenario["snapshot"]["items"], scenario["pending"]).to_dict()
+    assert [PodOutcome.from_dict(p, c["final_queue"]).to_dict() for p in c["pods"]] == c["pods"]
+    assert [Cycle.from_dict(y).to_dict() for y in c["cycles"]] == c["cycles"]
+    assert [RunEvent.from_dict(e).to_dict() for e in c["events"]] == c["events"]
+    assert [PDBReport.from_dict(r).to_dict() for r in c["pdb_report"]] == c["pdb_report"]
+    assert [ChoicePoint.from_dict(p).to_dict() for p in c["choice_points"]] == c["choice_points"]

@@ -1,5 +1,6 @@
 """What a simulation returns: typed records of the run and their JSON form (the
-workload contract in DESIGN.md)."""
+workload contract in DESIGN.md), each with ``to_dict`` and, to read a stored run
+back, ``from_dict``."""
 
 from __future__ import annotations
 
@@ -59,6 +60,25 @@ class PodOutcome:
             "attempts": self.attempts,
         }
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], final_queue: dict[str, list[str]]) -> PodOutcome:
+        """Back from the contract. A pod its controller never made was never tried,
+        never bound and is in no queue of ``final_queue``."""
+        bound = d["final"] == "bound"
+        created = bound or bool(d["attempts"]) or any(d["pod"] in q for q in final_queue.values())
+        return cls(
+            pod=d["pod"],
+            priority=d["priority"],
+            priority_class=d["priority_class"],
+            preemption_policy=d["preemption_policy"],
+            bound=bound,
+            node=d["node"],
+            nominated_node=d["nominated_node"],
+            attempts=d["attempts"],
+            queue=None,
+            created=created,
+        )
+
 
 @dataclass
 class Cycle:
@@ -100,6 +120,24 @@ class Cycle:
         out["message"] = self.message
         return out
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Cycle:
+        """Back from the contract (keys a result does not carry default as in the record)."""
+        return cls(
+            cycle=d["cycle"],
+            pod=d["pod"],
+            attempt=d["attempt"],
+            result=CycleResult(d["result"]),
+            node=d.get("node"),
+            host_selection=d.get("host_selection"),
+            top_scored_nodes=list(d.get("top_scored_nodes") or []),
+            nominated_node=d.get("nominated_node"),
+            tied_nodes=list(d.get("tied_nodes") or []),
+            victims=list(d.get("victims") or []),
+            pdb_violations=d.get("pdb_violations") or 0,
+            message=d.get("message") or "",
+        )
+
 
 @dataclass
 class RunEvent:
@@ -123,6 +161,17 @@ class RunEvent:
         if self.type is EventType.PREEMPT:
             out["victims"] = list(self.victims)
         return out
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RunEvent:
+        return cls(
+            d["seq"],
+            d["cycle"],
+            EventType(d["type"]),
+            d["pod"],
+            d["node"],
+            list(d.get("victims") or []),
+        )
 
 
 @dataclass
@@ -169,6 +218,10 @@ class BudgetOverrun:
             "pdb_violations": self.pdb_violations,
         }
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> BudgetOverrun:
+        return cls(d["cycle"], d["node"], list(d["matching_victims"]), d["pdb_violations"])
+
 
 @dataclass
 class PDBReport:
@@ -191,6 +244,16 @@ class PDBReport:
             "exceeded": self.exceeded,
             "cycles_beyond_budget": [c.to_dict() for c in self.cycles_beyond_budget],
         }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> PDBReport:
+        return cls(
+            pdb=d["pdb"],
+            disruptions_allowed=d["disruptions_allowed"],
+            deleted_matching_victims=list(d["deleted_matching_victims"]),
+            exceeded=d["exceeded"],
+            cycles_beyond_budget=[BudgetOverrun.from_dict(b) for b in d["cycles_beyond_budget"]],
+        )
 
 
 class ChoiceKind(enum.Enum):
@@ -217,6 +280,10 @@ class ChoicePoint:
             "chosen": self.chosen,
         }
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ChoicePoint:
+        return cls(d["cycle"], d["pod"], ChoiceKind(d["kind"]), list(d["options"]), d["chosen"])
+
 
 @dataclass
 class Recreated:
@@ -228,6 +295,10 @@ class Recreated:
 
     def to_dict(self) -> dict[str, Any]:
         return {"victim": self.victim, "pod": self.pod, "owner": self.owner}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Recreated:
+        return cls(d["victim"], d["pod"], d["owner"])
 
 
 @dataclass
