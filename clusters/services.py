@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 from django.conf import settings
 from django.db import connection, connections, transaction
+from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.models import Field, Model
 from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
@@ -38,8 +39,9 @@ from clusters.constants import (
 )
 from clusters.ingest import rows
 from clusters.ingest.reading import FileObjects, read_file, refuse_unstorable_object
-from config.faults import BrokerUnavailable, publish
-from config.input_limits import INT64_MAX, INT64_MIN, unstorable_value
+from config.faults import BrokerUnavailable, is_database_fault, publish
+from config.incidents import record_incident
+from config.input_limits import short_number, unstorable_value
 from config.leases import lease_heartbeat, lease_release_fields
 from scheduling.engine import InvalidInput, load_cluster
 
@@ -432,17 +434,20 @@ def _within_columns(
         for f in model._meta.concrete_fields
         if f.max_length and f.get_internal_type() == "CharField"
     ]
+    # The range each integer column declares, the same on every database: SQLite would
+    # store 64 bits in an IntegerField that PostgreSQL keeps in 32.
+    ranges = BaseDatabaseOperations.integer_field_ranges
     integers = [
-        f.attname
+        (f.attname, ranges[f.get_internal_type()])
         for f in model._meta.concrete_fields
-        if f.get_internal_type() in ("BigIntegerField", "IntegerField")
+        if f.get_internal_type() in ranges
     ]
     kind = _KINDS.get(model, model.__name__)
     for row in rows_iter:
-        for attname in integers:
+        for attname, (low, high) in integers:
             number = row.get(attname)
-            if isinstance(number, int) and not INT64_MIN <= number <= INT64_MAX:
-                raise _beyond_64_bits(model, row, attname)
+            if isinstance(number, int) and not low <= number <= high:
+                raise _out_of_range(model, row, attname, low, high)
         for attname, limit in bounded:
             value = row.get(attname)
             if isinstance(value, str) and len(value) > limit:
@@ -454,6 +459,19 @@ def _within_columns(
                     field=_COLUMN_FIELDS.get(attname, attname),
                 )
         yield row
+
+
+def _out_of_range(
+    model: type[Model], row: dict[str, Any], attname: str, low: int, high: int
+) -> InvalidInput:
+    bits = "32-bit" if high < 2**32 else "64-bit"
+    return InvalidInput(
+        f"{short_number(row[attname])} is beyond the {bits} range this field holds ({low:,} to {high:,})",
+        kind=_KINDS.get(model, model.__name__),
+        namespace=row.get("namespace") or None,
+        name=str(row.get("name") or "")[:80] or None,
+        field=_COLUMN_FIELDS.get(attname, attname),
+    )
 
 
 def _beyond_64_bits(model: type[Model], row: dict[str, Any], attname: str) -> InvalidInput:
@@ -527,6 +545,12 @@ def snapshot_ingest_files(
         snapshot_fail(snapshot=snapshot, error=str(err))
     except MemoryError:
         snapshot_fail(snapshot=snapshot, error="The snapshot is too large to ingest.")
+    except Exception as exc:
+        if is_database_fault(exc):
+            raise  # the database went away: the task retries, the reconciler takes over
+        # Anything else the input provoked ends the ingest now, never left "ingesting".
+        reference = record_incident("ingest of snapshot %s", snapshot.pk)
+        snapshot_fail(snapshot=snapshot, error=unexpected_ingest_error(reference))
     finally:
         progress.close()
     if snapshot.is_ready:
@@ -534,6 +558,14 @@ def snapshot_ingest_files(
         snapshot.duration_ms = int((time.monotonic() - started) * 1000)
         models.Snapshot.objects.filter(pk=snapshot.pk).update(duration_ms=snapshot.duration_ms)
     return snapshot
+
+
+def unexpected_ingest_error(reference: str) -> str:
+    return (
+        f"The snapshot could not be read: an unexpected error (reference {reference}). "
+        "Nothing was stored; check that the files are what kubectl get -o json or -o yaml "
+        "prints, and give the reference to the administrator if it happens again."
+    )
 
 
 def _compress_all(raws: list[bytes]) -> list[bytes]:

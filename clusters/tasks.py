@@ -7,7 +7,6 @@ import logging
 from typing import Any
 
 from celery import Task, shared_task
-from django.db import DatabaseError
 
 from clusters import models, services
 from config.faults import DATABASE_FAULTS, database_retry, is_database_fault
@@ -31,16 +30,14 @@ class SnapshotIngestTask(Task[Any, Any]):
             snapshot = models.Snapshot.objects.filter(pk=snapshot_id).first()
             if snapshot is None or not snapshot.is_ingesting:
                 return
-            # The database's own message names tables and columns, not the input: not shown.
-            what = (
-                "a database error"
-                if isinstance(exc, DatabaseError)
-                else f"{type(exc).__name__}: {exc}"
+            # The exception's own text names code and columns: the log keeps it, the page
+            # shows its reference.
+            log.error(
+                "ingest task %s failed", task_id, exc_info=(type(exc), exc, exc.__traceback__)
             )
+            reference = task_id[:8] or "unknown"
             services.snapshot_fail(
-                snapshot=snapshot,
-                error=f"The ingest stopped unexpectedly ({what}). Nothing was stored; upload "
-                "the files again, and report it if it happens again.",
+                snapshot=snapshot, error=services.unexpected_ingest_error(reference)
             )
         except DATABASE_FAULTS:
             log.warning("could not record the failure of snapshot %s", snapshot_id)

@@ -204,7 +204,8 @@ def read_file(
     """
     box = data if isinstance(data, list) else [data]
     del data
-    suspect = bool(box) and _may_hold_nul(box[0])
+    # YAML can spell what JSON cannot (.nan, .inf): its objects are always examined.
+    suspect = bool(box) and (_may_hold_nul(box[0]) or not _looks_like_json(box[0]))
     if box and len(box[0]) >= FAST_PATH_BYTES and _looks_like_json(box[0]):
         fast_items = _fast_json(box, scrubbed)
         if fast_items is not None:

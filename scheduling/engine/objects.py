@@ -69,14 +69,31 @@ def _str_map(raw: Any, field: str) -> dict[str, str]:
     return out
 
 
+def _int32(raw: Any, field: str) -> int:
+    """An int32 field of the API (a priority, disruptionsAllowed): the API server never
+    stores one beyond 32 bits, and kube-scheduler's arithmetic on them assumes it."""
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise InvalidInput("must be an integer", field=field)
+    if not -(2**31) <= raw < 2**31:
+        raise InvalidInput("must fit in a 32-bit integer", field=field)
+    return raw
+
+
 def parse_resource_list(raw: Any, field: str) -> Resources:
     """A ResourceList as integers (cpu in millicores), zero entries kept."""
     out: Resources = {}
     for name, qty in _mapping(raw, field).items():
         try:
-            out[str(name)] = resource_value(str(name), qty)
+            amount = resource_value(str(name), qty)
         except QuantityError as e:
             raise InvalidInput(str(e), field=f"{field}.{name}") from None
+        if amount < 0:
+            # The API server refuses a negative request, limit, overhead or allocatable
+            # (ValidateResourceQuantityValue), so no cluster holds one.
+            raise InvalidInput(
+                f"{qty} is negative; quantities must be 0 or more", field=f"{field}.{name}"
+            )
+        out[str(name)] = amount
     return out
 
 
@@ -208,11 +225,7 @@ class PriorityClass:
     @classmethod
     def from_dict(cls, obj: Mapping[str, Any]) -> PriorityClass:
         meta, name = _metadata(obj)
-        value = obj.get("value")
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise InvalidInput("must be an integer", field="value")
-        if not -(2**31) <= value < 2**31:
-            raise InvalidInput("must fit in a 32-bit integer", field="value")
+        value = _int32(obj.get("value"), "value")
         policy = obj.get("preemptionPolicy") or PREEMPT_LOWER_PRIORITY
         if policy not in (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER):
             raise InvalidInput(f"unsupported value {policy!r}", field="preemptionPolicy")
@@ -325,9 +338,7 @@ class PDB:
         meta, name = _metadata(obj)
         spec = _mapping(obj.get("spec"), "spec")
         status = _mapping(obj.get("status"), "status")
-        allowed = status.get("disruptionsAllowed") or 0
-        if isinstance(allowed, bool) or not isinstance(allowed, int):
-            raise InvalidInput("must be an integer", field="status.disruptionsAllowed")
+        allowed = _int32(status.get("disruptionsAllowed") or 0, "status.disruptionsAllowed")
         selector = spec.get("selector")
         if selector is not None and not isinstance(selector, Mapping):
             raise InvalidInput("must be an object", field="spec.selector")
@@ -462,8 +473,8 @@ class Pod:
         p.nominated_node_name = status.get("nominatedNodeName") or None
         p.scheduler_name = str(spec.get("schedulerName") or "default-scheduler")
         prio = spec.get("priority")
-        if prio is not None and (isinstance(prio, bool) or not isinstance(prio, int)):
-            raise InvalidInput("must be an integer", field="spec.priority")
+        if prio is not None:
+            prio = _int32(prio, "spec.priority")
         p.spec_priority = prio
         p.priority = prio or 0
         pcn = spec.get("priorityClassName")

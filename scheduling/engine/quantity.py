@@ -6,6 +6,7 @@ Values are kept as exact fractions and rounded up the way ``Quantity.Value()`` a
 
 from __future__ import annotations
 
+import math
 import re
 from fractions import Fraction
 from functools import lru_cache
@@ -23,6 +24,9 @@ MAX_ALLOWED = Fraction(2**63 - 1)
 _NANO = Fraction(1, 10**9)
 # Beyond these powers of ten the exact value cannot matter: it saturates or rounds to 1n.
 _MAX_POWER = 40
+# A quantity with a binary suffix is read exactly up to this many significant digits (no
+# real quantity has a tenth of them); a decimal one is exact at any length.
+MAX_DIGITS = 64
 
 
 class QuantityError(ValueError):
@@ -30,7 +34,7 @@ class QuantityError(ValueError):
 
 
 def _invalid(text: str) -> QuantityError:
-    return QuantityError(f'invalid quantity "{text}"')
+    return QuantityError(f'invalid quantity "{_shown(text)}"')
 
 
 def _interpret(suffix: str, text: str) -> tuple[int, int]:
@@ -39,11 +43,25 @@ def _interpret(suffix: str, text: str) -> tuple[int, int]:
         return 2, _BINARY[suffix]
     if suffix in _DECIMAL:
         return 10, _DECIMAL[suffix]
-    if len(suffix) > 1 and suffix[0] in "eE" and _INT64_TEXT.fullmatch(suffix[1:]):
+    # An int64 has at most 19 digits: a longer exponent is out of range without reading it
+    # (int() of thousands of digits is refused by Python, and slow long before that).
+    if len(suffix) > 1 and suffix[0] in "eE" and _INT64_TEXT.fullmatch(suffix[1:][:22]):
+        if len(suffix) > 22:
+            raise _invalid(text)
         exponent = int(suffix[1:])
         if -(2**63) <= exponent < 2**63:
             return 10, exponent
     raise _invalid(text)
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= 40 else f"{text[:20]}…({len(text):,} characters)"
+
+
+def _significant(digits: str, power: int) -> tuple[str, int]:
+    """``digits`` * 10**power with the zeros that change nothing dropped from both ends."""
+    stripped = digits.rstrip("0")
+    return stripped.lstrip("0"), power + len(digits) - len(stripped)
 
 
 @lru_cache(maxsize=65536)
@@ -55,19 +73,35 @@ def _parse_str(text: str) -> Fraction:
     sign, num, denom, suffix = m.groups()
     denom = denom or ""
     base, exponent = _interpret(suffix, text)
-    mantissa = int(num + denom or "0")
-    if mantissa == 0:
+    digits, power = _significant(num + denom, -len(denom))
+    if not digits:
         return Fraction(0)
     if base == 2:
-        value = Fraction(mantissa << exponent, 10 ** len(denom))
+        if len(digits) + power > 19:
+            value = MAX_ALLOWED  # 20 digits before the point: beyond it before any suffix
+        elif len(digits) > MAX_DIGITS:
+            raise QuantityError(
+                f'"{_shown(text)}" has {len(digits):,} significant digits; '
+                f"at most {MAX_DIGITS} are read"
+            )
+        else:
+            value = Fraction(int(digits) << exponent) * Fraction(10) ** power
     else:
-        power = exponent - len(denom)
-        if power > _MAX_POWER:
+        power += exponent
+        magnitude = len(digits) + power  # digits before the decimal point
+        if magnitude > _MAX_POWER:
             value = MAX_ALLOWED
-        elif power + len(str(mantissa)) < -_MAX_POWER:
+        elif magnitude < -_MAX_POWER:
             value = _NANO
         else:
-            value = mantissa * Fraction(10) ** power
+            # Only digits down to 1n can matter: ParseQuantity rounds the rest up to 1n.
+            # So however long the text, at most about 60 digits become an integer.
+            keep = max(0, magnitude + 9)
+            head, tail = digits[:keep], digits[keep:]
+            nanos = int(head or "0") * 10 ** max(0, keep - len(head))
+            if tail:
+                nanos += 1
+            value = nanos * _NANO
     if value < _NANO:
         value = _NANO
     elif value > MAX_ALLOWED:
@@ -82,6 +116,8 @@ def parse_quantity(raw: object) -> Fraction:
     if isinstance(raw, int):
         return max(-MAX_ALLOWED, min(Fraction(raw), MAX_ALLOWED))
     if isinstance(raw, float):
+        if not math.isfinite(raw):
+            raise QuantityError(f"invalid quantity {raw!r}: not a finite number")
         return Fraction(str(raw))
     if isinstance(raw, str):
         return _parse_str(raw.strip())

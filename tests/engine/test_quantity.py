@@ -2,6 +2,7 @@ from fractions import Fraction
 
 import pytest
 
+from scheduling.engine import quantity
 from scheduling.engine.quantity import (
     QuantityError,
     milli_value,
@@ -157,3 +158,42 @@ def test_huge_exponents_saturate_instead_of_failing() -> None:
     assert parse_quantity("1e1001") == Fraction(2**63 - 1)
     assert parse_quantity("-1e1001") == -Fraction(2**63 - 1)
     assert parse_quantity(10**30) == Fraction(2**63 - 1)
+
+
+MAX_INT64 = 2**63 - 1
+
+
+# Thousands of digits: Python refuses int() of more than 4,300, and is quadratic long
+# before that. ParseQuantity reads any length exactly (inf.Dec), rounding up to 1n.
+@pytest.mark.parametrize(
+    ("text", "expected_value", "expected_milli"),
+    [
+        ("9" * 5001, MAX_INT64, MAX_INT64 * 1000),
+        ("0." + "0" * 5000 + "1", 1, 1),
+        ("1." + "0" * 5000 + "1", 2, 1001),
+        ("0" * 5000 + "250m", 1, 250),
+        ("2" + "0" * 5000 + "e-5000", 2, 2000),
+        ("1" + "0" * 30 + "Ki", MAX_INT64, MAX_INT64 * 1000),
+    ],
+)
+def test_quantities_of_thousands_of_digits_are_read_exactly(
+    text: str, expected_value: int, expected_milli: int
+) -> None:
+    assert quantity.value(text) == expected_value
+    assert quantity.milli_value(text) == expected_milli
+
+
+def test_a_binary_quantity_of_too_many_significant_digits_is_refused_with_the_count() -> None:
+    with pytest.raises(quantity.QuantityError, match="65 significant digits; at most 64"):
+        quantity.value("1." + "1" * 64 + "Ki")
+
+
+def test_an_exponent_beyond_int64_is_refused_without_reading_it() -> None:
+    with pytest.raises(quantity.QuantityError, match="characters"):
+        quantity.value("1e" + "9" * 5000)
+
+
+@pytest.mark.parametrize("raw", [float("nan"), float("inf"), float("-inf")])
+def test_a_non_finite_number_is_not_a_quantity(raw: float) -> None:
+    with pytest.raises(quantity.QuantityError, match="not a finite number"):
+        quantity.value(raw)
