@@ -98,9 +98,12 @@ def manifest_objects(*, text: str | bytes, source: str = "manifest") -> list[Any
             field="manifest",
         )
     try:
-        objects = workload_objects(read_documents(data, source))
+        objects = workload_objects(read_documents(data, source, max_bytes=MAX_MANIFEST_BYTES))
     except InvalidInput as e:
         raise PodRejected(str(e), field="manifest") from None
+    problem = unstorable_value(objects, "manifest")
+    if problem is not None:
+        raise PodRejected(f"{problem}; Kubernetes never writes such a value.", field="manifest")
     if len(objects) == 1 and not (isinstance(objects[0], dict) and objects[0].get("kind")):
         raise PodRejected(NOT_AN_OBJECT, field="manifest")
     return objects

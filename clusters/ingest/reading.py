@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
+from django.conf import settings
 from msgspec import UNSET, Raw, UnsetType
 
 from clusters.constants import KEPT_KINDS
@@ -290,7 +291,7 @@ def _keep(
 
 def _read_documents(data: bytes, source: str) -> list[Any]:
     try:
-        return read_documents(data, source)
+        return read_documents(data, source, max_bytes=int(settings.MAX_UPLOAD_BYTES))
     except InvalidInput:
         raise
     except RecursionError:

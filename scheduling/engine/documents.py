@@ -10,10 +10,16 @@ import yaml
 
 from .errors import InvalidInput
 
-# A YAML file may not expand (through aliases) to more nodes than this, nor nest deeper:
-# a "billion laughs" document is refused while still being scanned.
-MAX_YAML_NODES = 5_000_000
+# A YAML file may not nest deeper than this, nor expand through aliases beyond
+# ALIAS_EXPANSION times its own size (ALIAS_FLOOR_BYTES at least) or the caller's limit:
+# a "billion laughs" document, or one alias of a large string repeated, is refused while
+# still being scanned, before any of it is built. kubectl never writes an alias, and a
+# hand-written manifest reuses a few small blocks, far below the bound.
 MAX_DEPTH = 200
+ALIAS_EXPANSION = 10
+ALIAS_FLOOR_BYTES = 1024 * 1024
+# Each node counts its text and this much more (the quotes, comma or colon of its JSON).
+_NODE_OVERHEAD = 2
 
 try:
     _Loader: Any = yaml.CSafeLoader
@@ -21,22 +27,31 @@ except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Loader = yaml.SafeLoader
 
 
-def _check_yaml_events(data: bytes, source: str) -> None:
+def expansion_limit(size: int, max_bytes: int | None) -> int:
+    """How large a YAML file of ``size`` bytes may become once its aliases are expanded."""
+    bound = max(ALIAS_EXPANSION * size, ALIAS_FLOOR_BYTES)
+    return bound if max_bytes is None else min(bound, max_bytes)
+
+
+def _check_yaml_events(data: bytes, source: str, limit: int) -> None:
+    """Walks the parser's events (no objects built) adding up what each node, and each
+    alias of one, becomes; InvalidInput as soon as the sum passes ``limit``."""
     sizes: dict[str, int] = {}
-    stack: list[list[Any]] = []  # [node count, anchor]
+    stack: list[list[Any]] = []  # [expanded bytes so far, anchor]
     total = 0
     doc = 0
     for ev in yaml.parse(data, Loader=_Loader):
         if isinstance(ev, yaml.DocumentStartEvent):
             doc += 1
         if isinstance(ev, yaml.AliasEvent):
-            n = sizes.get(ev.anchor or "", 1)
+            n = sizes.get(ev.anchor or "", _NODE_OVERHEAD)
         elif isinstance(ev, yaml.ScalarEvent):
-            n = 1
+            n = len(ev.value) + _NODE_OVERHEAD
             if ev.anchor:
-                sizes[ev.anchor] = 1
+                sizes[ev.anchor] = n
         elif isinstance(ev, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            stack.append([1, ev.anchor])
+            stack.append([_NODE_OVERHEAD, ev.anchor])
+            total += _NODE_OVERHEAD
             if len(stack) > MAX_DEPTH:
                 line = ev.start_mark.line + 1 if ev.start_mark else "?"
                 raise InvalidInput(
@@ -48,12 +63,18 @@ def _check_yaml_events(data: bytes, source: str) -> None:
             n, anchor = stack.pop()
             if anchor:
                 sizes[anchor] = n
+            if stack:
+                stack[-1][0] += n
+            continue  # its nodes were counted in the total one by one
         else:
             continue
         total += n
-        if total > MAX_YAML_NODES:
+        if total > limit:
             raise InvalidInput(
-                f"document {doc}: expands to more than {MAX_YAML_NODES} nodes through aliases; refused",
+                f"document {doc}: its aliases (*name) expand it to more than {limit:,} bytes "
+                f"(at most {ALIAS_EXPANSION} times the file's size, {ALIAS_FLOOR_BYTES:,} "
+                "bytes at least, within the upload limit); refused. Write the repeated "
+                "parts out, or upload JSON.",
                 source=source,
             )
         if stack:
@@ -77,8 +98,13 @@ def _flatten(doc: Any, out: list[dict[str, Any]], source: str, where: str) -> No
     out.append(dict(doc))
 
 
-def read_documents(data: bytes, source: str) -> list[dict[str, Any]]:
-    """Every object in a JSON or YAML file; v1 Lists are flattened to their items."""
+def read_documents(
+    data: bytes, source: str, *, max_bytes: int | None = None
+) -> list[dict[str, Any]]:
+    """Every object in a JSON or YAML file; v1 Lists are flattened to their items.
+
+    ``max_bytes`` bounds what YAML aliases may expand the file to (the caller's own
+    size limit), on top of the bound ``expansion_limit`` states."""
     if isinstance(data, str):
         data = data.encode()
     stripped = data.lstrip()
@@ -91,7 +117,7 @@ def read_documents(data: bytes, source: str) -> list[dict[str, Any]]:
         _flatten(doc, out, source, "document 1")
         return out
     try:
-        _check_yaml_events(data, source)
+        _check_yaml_events(data, source, expansion_limit(len(data), max_bytes))
         docs = list(yaml.load_all(data, Loader=_Loader))
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark

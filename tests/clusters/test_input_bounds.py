@@ -173,3 +173,22 @@ def test_an_unexpected_error_fails_the_ingest_at_once_with_a_reference(
     assert "internal detail" not in body and "ValueError" not in body
     (reference,) = re.findall(r"reference ([0-9a-f]{8})", body)
     assert any(reference in r.getMessage() and r.exc_info for r in caplog.records)
+
+
+def test_an_upload_whose_aliases_expand_tenfold_is_refused_before_it_is_built(
+    owner_client: Any,
+) -> None:
+    # 100 KB of YAML that would be 100 MB stored: an alias counts what it expands to.
+    note = "x" * 100_000
+    aliases = ",".join(["*note"] * 1000)
+    text = (
+        POD_YAML.format(cpu="100m").replace(
+            "metadata: {name: web-1, namespace: shop}",
+            f"metadata: {{name: web-1, namespace: shop, annotations: {{a: &note {note}}}}}",
+        )
+        + f"  args: [{aliases}]\n"
+    )
+    body = _refused(_upload(owner_client, "pods.yaml", text.encode()), "pods.yaml")
+    # Ten times the file's size: about 1 MB, not the 100 MB the aliases would build.
+    (limit,) = re.findall(r"expand it to more than ([0-9,]+) bytes", body)
+    assert int(limit.replace(",", "")) == 10 * len(text.encode())

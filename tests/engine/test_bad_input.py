@@ -151,3 +151,40 @@ def test_yaml_syntax_error_names_the_line() -> None:
     with pytest.raises(InvalidInput) as e:
         read_documents(b"kind: Node\nmetadata: {name: a\n", "bad.yaml")
     assert "bad.yaml" in str(e.value) and "line" in str(e.value)
+
+
+def _aliased_string(size: int, repeats: int) -> bytes:
+    """One anchored string of ``size`` bytes and ``repeats`` aliases of it: few nodes,
+    but size * repeats bytes once expanded (the billion-laughs of long strings)."""
+    lines = [f"a: &big {'x' * size}", "b: [" + ",".join(["*big"] * repeats) + "]"]
+    return "\n".join(lines).encode()
+
+
+def test_aliases_of_a_long_string_count_by_the_bytes_they_expand_to() -> None:
+    data = _aliased_string(100_000, 100)  # 100 KB that would become 10 MB
+    with pytest.raises(InvalidInput, match="expand it to more than 1,048,576 bytes"):
+        read_documents(data, "bomb.yaml")
+
+
+def test_the_callers_limit_bounds_the_expansion_further() -> None:
+    data = _aliased_string(1_000, 50)  # 50 KB expanded: within 1 MiB, beyond 20,000
+    assert read_documents(data, "ok.yaml")
+    with pytest.raises(InvalidInput, match="more than 20,000 bytes"):
+        read_documents(data, "small.yaml", max_bytes=20_000)
+
+
+def test_a_few_small_aliases_as_people_write_them_are_read() -> None:
+    data = b"""\
+defaults: &defaults {cpu: 100m, memory: 64Mi}
+kind: Pod
+metadata: {name: a}
+spec:
+  containers:
+  - {name: a, resources: {requests: *defaults, limits: *defaults}}
+  - {name: b, resources: {requests: *defaults}}
+"""
+    (pod,) = read_documents(data, "pod.yaml")
+    assert pod["spec"]["containers"][1]["resources"]["requests"] == {
+        "cpu": "100m",
+        "memory": "64Mi",
+    }
