@@ -15,9 +15,6 @@ from typing import Any
 # Deeper than any Kubernetes object (a pod spec is about a dozen levels deep).
 MAX_DEPTH = 100
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-# metadata.name of most kinds (a DNS subdomain), and of a namespace (a DNS label).
-MAX_NAME = 253
-MAX_NAMESPACE = 63
 
 
 def unstorable_value(value: Any, path: str = "") -> str | None:

@@ -22,7 +22,8 @@ from django.utils import timezone
 from clusters.models import Snapshot
 from clusters.selectors import snapshot_objects
 from config.faults import BrokerUnavailable, publish
-from config.input_limits import MAX_NAME, MAX_NAMESPACE, unstorable_value
+from config.input_limits import unstorable_value
+from config.kube_names import metadata_problem
 from config.leases import lease_heartbeat, lease_release_fields
 from scheduling import cluster_cache
 from scheduling.constants import (
@@ -243,12 +244,9 @@ def pod_validate(*, snapshot: Snapshot, pod: Any) -> str:
     problem = unstorable_value(pod)
     if problem is not None:
         raise PodRejected(problem)
-    for key, limit in (("name", MAX_NAME), ("namespace", MAX_NAMESPACE)):
-        value = meta.get(key)
-        if isinstance(value, str) and len(value) > limit:
-            raise PodRejected(
-                f"metadata.{key}: is {len(value):,} characters; Kubernetes allows at most {limit}"
-            )
+    named = metadata_problem(pod)
+    if named is not None:
+        raise PodRejected(f"{named[0]}: {named[1]}")
     try:
         analyze(load_cluster(_priority_class_objects(snapshot=snapshot)), pod)
     except InvalidInput as e:
@@ -273,6 +271,13 @@ def workload_expand(
     ``taken``: names ("ns/name") a generated pod name must avoid."""
     if not isinstance(objects, list):
         raise PodRejected("Must be a list of objects (Pods, Deployments, ...).", field=field)
+    problem = unstorable_value(objects, field)
+    if problem is not None:
+        raise PodRejected(f"{problem}; Kubernetes never writes such a value.", field=field)
+    for i, obj in enumerate(objects):
+        named = metadata_problem(obj) if isinstance(obj, dict) else None
+        if named is not None:
+            raise PodRejected(f"{field}[{i}] {named[0]}: {named[1]}", field=field)
     try:
         workload = expand_workload(objects, max_replicas=workload_max_replicas(), taken=taken)
         classes = load_cluster(_priority_class_objects(snapshot=snapshot))

@@ -32,6 +32,7 @@ from msgspec import UNSET, Raw, UnsetType
 from clusters.constants import KEPT_KINDS
 from clusters.ingest.scrub import scrub_object
 from config.input_limits import unstorable_value
+from config.kube_names import metadata_problem
 from scheduling.engine import InvalidInput, read_documents
 
 # Files at least this large try the fast path.
@@ -232,24 +233,49 @@ def refuse_unstorable_object(obj: dict[str, Any], source: str, position: int) ->
     problem = unstorable_value(obj)
     if problem is None:
         return
+    field_path, _, why = problem.partition(": ")
+    raise _located(obj, source, position, field_path, why)
+
+
+def refuse_invalid_metadata(obj: dict[str, Any], source: str, position: int) -> None:
+    """InvalidInput naming the object when its name, namespace or labels break the API
+    server's rules (DNS-1123 names, label syntax and lengths)."""
+    problem = metadata_problem(obj)
+    if problem is not None:
+        raise _located(obj, source, position, *problem)
+
+
+def _located(obj: dict[str, Any], source: str, position: int, field: str, why: str) -> InvalidInput:
     found = obj.get("metadata")
     meta: dict[str, Any] = found if isinstance(found, dict) else {}
-    field_path, _, why = problem.partition(": ")
-    raise InvalidInput(
+    namespace, name = meta.get("namespace"), meta.get("name")
+    return InvalidInput(
         why,
         source=source,
         index=position,
         kind=obj.get("kind") if isinstance(obj.get("kind"), str) else None,
-        namespace=meta.get("namespace") if isinstance(meta.get("namespace"), str) else None,
-        name=meta.get("name") if isinstance(meta.get("name"), str) else None,
-        field=field_path,
+        # The name may be what is wrong with the object: shown shortened, as a repr.
+        namespace=_shown_name(namespace),
+        name=_shown_name(name),
+        field=field,
     )
 
 
+def _shown_name(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    if metadata_problem({"metadata": {"name": value}}) is None:
+        return value
+    return repr(value[:40] + ("…" if len(value) > 40 else ""))
+
+
 def _refuse_unstorable(found: FileObjects, *, suspect: bool) -> FileObjects:
+    pairs = list(zip(found.objects, found.positions, strict=True))
     if suspect:
-        for obj, position in zip(found.objects, found.positions, strict=True):
+        for obj, position in pairs:
             refuse_unstorable_object(obj, found.source, position)
+    for obj, position in pairs:
+        refuse_invalid_metadata(obj, found.source, position)
     return found
 
 

@@ -152,7 +152,7 @@ def test_a_node_name_over_253_characters_is_refused_by_field_and_limit(api: Clie
 
 def test_a_pod_without_uid_and_a_long_name_is_stored(api: Client) -> None:
     """Its synthesized uid ("uid-<namespace>/<name>") is longer than 64 characters."""
-    pod = make_pod("w" * 200, namespace="n" * 60, node="node-a")
+    pod = make_pod("w" * 200, namespace="n" * 60, node="node-a", labels={"app": "w"})
     pod["metadata"].pop("uid", None)
     r = api.post(
         "/api/snapshots/",
