@@ -43,16 +43,11 @@ class SnapshotUploadForm(forms.Form):
         label="Or paste YAML or JSON",
     )
 
-    def __init__(self, *args: Any, has_kept: bool = False, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        # Files kept from a refused try count as chosen (clusters.kept_uploads).
-        self.has_kept = has_kept
-
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         # A file the field refused (empty) has its own message: one is enough.
         if "files" in self.errors:
             return data
-        if not data.get("files") and not self.has_kept and not (data.get("paste") or "").strip():
+        if not data.get("files") and not (data.get("paste") or "").strip():
             raise forms.ValidationError("Choose at least one file, or paste YAML or JSON.")
         return data

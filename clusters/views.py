@@ -7,6 +7,7 @@ href and every htmx form posts as a plain form too.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import messages
@@ -22,7 +23,6 @@ from clusters import selectors, services
 from clusters.charts import node_bars
 from clusters.forms import SnapshotUploadForm
 from clusters.ingest.scrub import scrub_report_lines
-from clusters.kept_uploads import KeptFile, uploads_forget, uploads_keep, uploads_take
 from clusters.models import Snapshot
 from clusters.paging import paginate, query_without_page
 from clusters.pod_browse import POD_SORTS, PodQuery, node_is_exact, pods_filter
@@ -54,10 +54,7 @@ def snapshot_upload(request: HttpRequest) -> HttpResponse:
     if length > services.max_upload_bytes():
         message = services.upload_too_large_message(length)
         return _upload_page(request, SnapshotUploadForm(), status=413, error=message)
-    refs = request.POST.getlist("kept")
-    kept = uploads_take(user=request.user, refs=refs)
-    form = SnapshotUploadForm(request.POST, request.FILES, has_kept=bool(kept))
-    # Every file chosen this time, even when the form refuses the try, so none is lost.
+    form = SnapshotUploadForm(request.POST, request.FILES)
     # Streams, not bytes: Django spooled a large file to disk, and a queued ingest copies
     # it to the database part by part, so the web process never holds a whole upload.
     chosen = [
@@ -66,7 +63,7 @@ def snapshot_upload(request: HttpRequest) -> HttpResponse:
     ]
     status = 400
     if form.is_valid():
-        files = kept + [f for f in chosen if f.size]
+        files = [f for f in chosen if f.size]
         paste = form.cleaned_data.get("paste") or ""
         if paste.strip():
             files.append(services.UploadedFile(name="pasted", data=paste.encode()))
@@ -78,12 +75,17 @@ def snapshot_upload(request: HttpRequest) -> HttpResponse:
             form.add_error(None, err.message)
             status = err.status
         else:
-            uploads_forget(user=request.user, refs=refs)
             return redirect(snapshot)
-    # Refused: keep the files (those kept before and those just chosen) for the next try.
-    uploads_forget(user=request.user, refs=refs)
-    still_kept = uploads_keep(user=request.user, files=kept + chosen)
-    return _upload_page(request, form, status=status, kept=still_kept)
+    # Refused: nothing of the files is kept (a refused file was never scrubbed, so it may
+    # hold Secrets); the page names them so the next try picks the same ones again.
+    refused = [ChosenFile(name=f.name, size=f.size) for f in chosen if f.size]
+    return _upload_page(request, form, status=status, refused=refused)
+
+
+@dataclass(frozen=True)
+class ChosenFile:
+    name: str
+    size: int
 
 
 def _upload_page(
@@ -92,12 +94,12 @@ def _upload_page(
     *,
     status: int,
     error: str = "",
-    kept: list[KeptFile] | None = None,
+    refused: list[ChosenFile] | None = None,
 ) -> TemplateResponse:
     context = {
         "form": form,
         "error": error,
-        "kept": kept or [],
+        "refused": refused or [],
         "max_upload_bytes": services.max_upload_bytes(),
     }
     return TemplateResponse(request, "clusters/snapshot_upload.html", context, status=status)

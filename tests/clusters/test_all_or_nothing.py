@@ -122,12 +122,10 @@ def test_a_queued_upload_is_stored_in_parts_and_ingested_whole(
 def test_the_upload_page_stores_a_queued_upload_in_parts_too(
     owner_client: Any, settings: Any, monkeypatch: Any
 ) -> None:
-    """The browser's path streams like the API's: a file chosen now, and a file kept
-    from a refused try, both reach storage part by part."""
+    """The browser's path streams like the API's: a chosen file reaches storage part
+    by part."""
     from django.core.files.uploadedfile import SimpleUploadedFile
     from django.urls import reverse
-
-    from clusters.kept_uploads import uploads_keep
 
     settings.SNAPSHOT_ASYNC_INGEST_BYTES = 10
     monkeypatch.setattr(services, "UPLOAD_PART_BYTES", 1000)
@@ -139,16 +137,3 @@ def test_the_upload_page_stores_a_queued_upload_in_parts_too(
     stored = list(models.SnapshotUpload.objects.filter(snapshot=snapshot))
     assert len(stored) == -(-len(data) // 1000) > 1
     assert b"".join(bytes(u.data) for u in stored) == data
-
-    # A kept file is read back as a stream and copied the same way.
-    owner = snapshot.owner
-    (kept,) = uploads_keep(user=owner, files=[services.UploadedFile(name="b.json", data=data)])
-    assert kept.size == len(data)
-    r = owner_client.post(url, {"name": "kept", "kept": [kept.ref]})
-    assert r.status_code == 302, r.content[:500]
-    again = models.Snapshot.objects.get(name="kept")
-    parts = list(models.SnapshotUpload.objects.filter(snapshot=again))
-    assert b"".join(bytes(u.data) for u in parts) == data
-    services.snapshot_ingest(snapshot=again)
-    again.refresh_from_db()
-    assert again.is_ready, again.error
