@@ -16,6 +16,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from clusters.ingest.scrub import scrub_report_lines
 from config.leases import LeasedWork
 from scheduling.constants import (
     ACTIVE_STATUSES,
@@ -78,6 +79,9 @@ class Analysis(LeasedWork):
     kind = models.CharField(max_length=16, choices=AnalysisKind.choices, default=AnalysisKind.POD)
     recreate_victims = models.BooleanField(default=False)
     simulation = models.JSONField(null=True, blank=True)
+    # What was removed from the submission before it was stored (env values, envFrom,
+    # last-applied annotations): clusters.ingest.scrub's report, shown on the page.
+    scrubbed = models.JSONField(default=dict, blank=True)
     # The scheduling cycle a running workload simulation has reached.
     progress_cycle = models.PositiveIntegerField(default=0)
     # A single-pod explanation of one cycle of a workload run: that run and the cycle.
@@ -96,6 +100,11 @@ class Analysis(LeasedWork):
             # The reconciler's look-ups: queued or running rows, oldest message first.
             models.Index(fields=["status", "enqueued_at"], name="analysis_status_enqueued"),
         ]
+
+    @property
+    def scrubbed_lines(self) -> list[str]:
+        """What was removed from the submission, in the words the snapshot page uses."""
+        return scrub_report_lines(self.scrubbed or {})
 
     def __str__(self) -> str:
         return f"{self.pod_key} on {self.snapshot_id}"

@@ -11,6 +11,7 @@ import copy
 import logging
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -19,6 +20,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from clusters.ingest.scrub import scrub_object
 from clusters.models import Snapshot
 from clusters.selectors import snapshot_objects
 from config.faults import BrokerUnavailable, publish
@@ -462,11 +464,32 @@ def analysis_create(
     return _analysis_queue(snapshot=snapshot, pod=pod, pod_key=pod_key, source=source)
 
 
+def submission_scrub(pod: dict[str, Any]) -> dict[str, int]:
+    """Removes from a submitted pod or workload, in place, what a snapshot never keeps
+    (env values, envFrom, the last-applied annotation, managedFields); the report of
+    what was removed, counted on what the user wrote (not on the expanded pods)."""
+    report: Counter[str] = Counter()
+    if isinstance(pod.get("objects"), list):
+        # A Secret or ConfigMap among a workload's objects is dropped whole.
+        pod["objects"] = [
+            obj for obj in pod["objects"] if not isinstance(obj, dict) or scrub_object(obj, report)
+        ]
+        for obj in pod.get("pods") or []:
+            if isinstance(obj, dict):
+                scrub_object(obj, Counter())
+    else:
+        scrub_object(pod, report)
+    return dict(sorted(report.items()))
+
+
 def _analysis_queue(**fields: Any) -> Analysis:
     """A queued analysis row and its message; the row is deleted again when the broker
-    cannot take the message (BrokerUnavailable), so a refused request stores nothing."""
+    cannot take the message (BrokerUnavailable), so a refused request stores nothing.
+    The submission is scrubbed first: no secret it carried is stored or shown."""
+    fields["pod"] = copy.deepcopy(fields["pod"])  # the caller's objects stay as given
+    scrubbed = submission_scrub(fields["pod"])
     analysis = Analysis.objects.create(
-        status=AnalysisStatus.QUEUED, enqueued_at=timezone.now(), **fields
+        status=AnalysisStatus.QUEUED, enqueued_at=timezone.now(), scrubbed=scrubbed, **fields
     )
     try:
         analysis_enqueue(analysis=analysis)
