@@ -16,6 +16,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
 from config.faults import DATABASE_UNAVAILABLE, BrokerUnavailable, is_database_fault
+from config.incidents import record_incident
 
 log = logging.getLogger(__name__)
 
@@ -98,30 +99,97 @@ def _mark_fault(sender: Any, request: HttpRequest | None = None, **kwargs: Any) 
     message = _fault_message(sys.exc_info()[1])
     if request is not None and message:
         request._dependency_fault = message  # type: ignore[attr-defined]
+    elif request is not None:
+        # A defect: the 500 page and the API's JSON show this reference, the log the rest.
+        reference = record_incident("%s %s", request.method, request.path)
+        request._incident = reference  # type: ignore[attr-defined]
+
+
+def incident_of(request: HttpRequest) -> str:
+    return str(getattr(request, "_incident", "") or "")
 
 
 got_request_exception.connect(_mark_fault, dispatch_uid="preemptlab-dependency-fault")
 
 
-class ApiNotFoundMiddleware:
-    """A URL under /api/ that matches no route (``/api/snapshots/-1/``) answers JSON like
-    every other API error when the client asks for something else than HTML (a script:
-    ``Accept: application/json`` or ``*/*``); a browser, or a client that says nothing,
-    gets the product's 404 page."""
+class ApiJsonErrorsMiddleware:
+    """Every error under /api/ answers JSON, ``{"detail": ...}``, like DRF's own: a URL
+    that matches no route (``/api/snapshots/-1/``), a method the route lacks, a body
+    Django refuses before DRF sees it (400), a defect (500, with the reference the log
+    has). Unless the client asks for HTML (a browser): it gets the product's page. The
+    API's docs are pages, left alone."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        accept = request.headers.get("Accept", "")
         if (
-            response.status_code in (404, 405)
+            response.status_code >= 400
             and request.path.startswith("/api/")
-            and accept
-            and "text/html" not in accept
+            and not request.path.startswith(LOGIN_PAGES_UNDER_API)
+            and "text/html" not in request.headers.get("Accept", "")
             and "text/html" in response.get("Content-Type", "")
         ):
-            detail = "Not found." if response.status_code == 404 else "Method not allowed."
-            return JsonResponse({"detail": detail}, status=response.status_code)
+            body: dict[str, str] = {"detail": _API_ERRORS.get(response.status_code, "")}
+            if not body["detail"]:
+                body["detail"] = f"The request failed ({response.status_code})."
+            reference = incident_of(request)
+            if reference:
+                body["reference"] = reference
+            json_response = JsonResponse(body, status=response.status_code)
+            for header in ("Retry-After", "Allow"):
+                if header in response:
+                    json_response[header] = response[header]
+            return json_response
+        return response
+
+
+_API_ERRORS = {
+    400: "The request could not be read (malformed or too large).",
+    403: "Forbidden (a session request needs its CSRF token; a script uses a token).",
+    404: "Not found.",
+    405: "Method not allowed.",
+    500: "Something went wrong on our side; nothing you sent was half-stored. Give the "
+    "reference to whoever runs preemptlab.",
+}
+
+
+# Every page loads only its own scripts, styles and images: no inline script, no
+# eval (htmx is used without hx-on or js: values), nothing from elsewhere.
+CONTENT_SECURITY_POLICY = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
+# A share link is a bearer token in the address: its pages are never indexed, never
+# cached, and never sent on as a Referer to a site they link to.
+SHARE_PREFIX = "/s/"
+SHARE_HEADERS = {
+    "Referrer-Policy": "no-referrer",
+    "X-Robots-Tag": "noindex, nofollow",
+    "Cache-Control": "no-store",
+}
+
+
+class SecurityHeadersMiddleware:
+    """The Content-Security-Policy of every response, and the share pages' headers on
+    the share page and every subpage under it."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        response.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        if request.path.startswith(SHARE_PREFIX):
+            for header, value in SHARE_HEADERS.items():
+                response[header] = value
         return response

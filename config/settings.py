@@ -6,6 +6,7 @@ var/broker/ with results in the database, so one machine with nothing but
 Python runs the whole app (see the README for what that trades away).
 """
 
+import os
 from pathlib import Path
 
 import django_stubs_ext
@@ -79,8 +80,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.middleware.SecurityHeadersMiddleware",
     "config.middleware.DependencyFaultMiddleware",
-    "config.middleware.ApiNotFoundMiddleware",
+    "config.middleware.ApiJsonErrorsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -112,7 +114,11 @@ TEMPLATES = [
 WSGI_APPLICATION = "config.wsgi.application"
 
 # Database: DATABASE_URL, or the embedded SQLite file.
-VAR_DIR.mkdir(parents=True, exist_ok=True)
+# Only this user may enter var/ (the database file, the secret key, the broker's files),
+# whatever mode the files in it were created with.
+VAR_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
+if VAR_DIR.stat().st_uid == os.getuid():
+    VAR_DIR.chmod(0o700)
 DATABASE_URL = env.str("DATABASE_URL", default="") or f"sqlite:///{VAR_DIR / 'preemptlab.sqlite3'}"
 DATABASES = {"default": env.db_url_config(DATABASE_URL)}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -156,6 +162,9 @@ STORAGES = {
     },
 }
 MEDIA_ROOT = VAR_DIR / "media"
+# Files Django writes under var/ (media, collected static files): this user's only.
+FILE_UPLOAD_PERMISSIONS = 0o600
+FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 
 # Uploads: MAX_UPLOAD_MB bounds one snapshot upload (all its files together).
@@ -268,7 +277,10 @@ if not DEBUG:
     SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=True)
     CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=True)
     SECURE_SSL_REDIRECT = env("SECURE_SSL_REDIRECT")
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    # Only a proxy in front may say the request came over HTTPS: without one, a client
+    # could send X-Forwarded-Proto itself. docker-compose's stack sets it; make run not.
+    if env.bool("PREEMPTLAB_BEHIND_PROXY", default=False):
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0)
     SECURE_CONTENT_TYPE_NOSNIFF = True
     X_FRAME_OPTIONS = "DENY"

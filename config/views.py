@@ -1,6 +1,7 @@
 """The project's own page: the home page, one click from a first what-if."""
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseServerError
+from django.template import loader
 from django.template.response import TemplateResponse
 
 from clusters.selectors import snapshot_list
@@ -9,3 +10,12 @@ from clusters.selectors import snapshot_list
 def home(request: HttpRequest) -> TemplateResponse:
     recent = snapshot_list(user=request.user).order_by("-created")[:5]
     return TemplateResponse(request, "home.html", {"recent_snapshots": recent})
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """The 500 page, with the reference under which the log keeps what happened. Rendered
+    without a request context: nothing here may need the database or the user."""
+    from config.middleware import incident_of
+
+    html = loader.get_template("500.html").render({"reference": incident_of(request)})
+    return HttpResponseServerError(html)

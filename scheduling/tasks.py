@@ -25,15 +25,17 @@ from scheduling.models import Analysis
 log = logging.getLogger(__name__)
 
 
-def failure_message(exc: BaseException) -> str:
+def failure_message(exc: BaseException, reference: str) -> str:
     if isinstance(exc, SoftTimeLimitExceeded):
         return (
             "The analysis took longer than the worker's time limit and was stopped. "
             "Try again; if it keeps happening the snapshot may be too large for one worker."
         )
+    # The exception's own text names code and data: the log keeps it under the reference.
     return (
-        f"The analysis stopped unexpectedly ({type(exc).__name__}: {exc}). "
-        "This is a bug in preemptlab, not in your pod; run it again or report it."
+        f"The analysis stopped unexpectedly (reference {reference}). This is a bug in "
+        "preemptlab, not in your pod; run it again, or give the reference to whoever runs "
+        "preemptlab."
     )
 
 
@@ -56,7 +58,14 @@ class AnalysisRunTask(Task[Any, Any]):
         try:
             if analysis_id is None or not Analysis.objects.filter(pk=analysis_id).exists():
                 return
-            services.analysis_fail(analysis_id=analysis_id, error=failure_message(exc))
+            reference = task_id[:8] or "unknown"
+            log.error(
+                "analysis task %s (reference %s) failed",
+                task_id,
+                reference,
+                exc_info=(type(exc), exc, exc.__traceback__),
+            )
+            services.analysis_fail(analysis_id=analysis_id, error=failure_message(exc, reference))
         except DATABASE_FAULTS:
             log.warning("could not record the failure of analysis %s", analysis_id)
 

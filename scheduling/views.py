@@ -482,6 +482,7 @@ def analysis_cycle_explain(request: HttpRequest, analysis_id: int, cycle: int) -
     return HttpResponseRedirect(child.get_absolute_url())
 
 
+@require_POST  # it changes state: a link, a prefetch or a crawler must not run it
 def analysis_retry(request: HttpRequest, analysis_id: int) -> HttpResponse:
     analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
     if analysis.is_failed or _is_stale(analysis):
@@ -546,8 +547,6 @@ def shared_analysis(request: HtmxHttpRequest, token: str) -> HttpResponse:
         page_url=reverse("scheduling:share", args=[token]),
         shared=True,
     )
-    response["X-Robots-Tag"] = "noindex, nofollow"
-    response["Referrer-Policy"] = "no-referrer"
     return response
 
 

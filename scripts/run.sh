@@ -8,9 +8,13 @@ cd "$(dirname "$0")/.."
 BIN=.venv/bin
 VAR_DIR=${PREEMPTLAB_VAR_DIR:-var}
 PORT=${PORT:-8000}
+# var/ holds the SQLite file (password hashes, sessions, API tokens), the secret key and
+# the broker's queued messages: this user's only, whatever was created before.
+umask 077
 mkdir -p "$VAR_DIR"
+chmod -R go-rwx "$VAR_DIR"
 if [ -z "${SECRET_KEY:-}" ] && [ ! -s "$VAR_DIR/secret_key" ]; then
-  (umask 077 && "$BIN/python" -c 'import secrets; print(secrets.token_urlsafe(50))' > "$VAR_DIR/secret_key")
+  ("$BIN/python" -c 'import secrets; print(secrets.token_urlsafe(50))' > "$VAR_DIR/secret_key")
 fi
 # Plain http on this machine: cookies without the Secure flag, or the browser
 # would never send the login session back.

@@ -82,5 +82,7 @@ def test_the_page_follows_a_worker_ingest_until_ready(
     page.goto(f"{live_server.url}/snapshots/{snapshot.pk}/")
     assert page.inner_text("#snapshot-status") == "ingesting"
     services.snapshot_ingest(snapshot=snapshot)  # what the worker does
-    page.wait_for_function("document.getElementById('snapshot-status').textContent === 'ready'")
+    page.wait_for_function(
+        "() => document.getElementById('snapshot-status').textContent === 'ready'"
+    )
     assert "Pods (4)" in page.inner_text(".tabs")

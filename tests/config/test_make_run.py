@@ -11,11 +11,13 @@ from tests.config.served import ROOT, served_env, served_get
 
 
 def test_it_serves_without_debug_pages(served: tuple[Path, Path]) -> None:
-    for path in ("/api/no-such-endpoint/", "/s/revoked-or-made-up-token/"):
-        status, _, body = served_get(path)
-        assert status == 404
-        assert 'id="not-found"' in body
-        assert "URLconf" not in body and "DEBUG = True" not in body
+    status, _, body = served_get("/s/revoked-or-made-up-token/")
+    assert status == 404
+    assert 'id="not-found"' in body
+    assert "URLconf" not in body and "DEBUG = True" not in body
+    # Under /api/ a client that asks for nothing in particular (a script) gets JSON.
+    status, _, body = served_get("/api/no-such-endpoint/")
+    assert status == 404 and body == '{"detail": "Not found."}'
 
 
 def test_its_api_docs_ask_for_a_login(served: tuple[Path, Path]) -> None:
@@ -29,6 +31,20 @@ def test_it_keeps_a_private_secret_key_under_var(served: tuple[Path, Path]) -> N
     key = var_dir / "secret_key"
     assert len(key.read_text().strip()) >= 50
     assert stat.S_IMODE(key.stat().st_mode) == 0o600
+
+
+def test_nothing_under_var_is_readable_by_others(served: tuple[Path, Path]) -> None:
+    """The SQLite file holds password hashes, sessions and API tokens."""
+    var_dir, _ = served
+    assert stat.S_IMODE(var_dir.stat().st_mode) == 0o700
+    database = var_dir / "preemptlab.sqlite3"
+    assert database.is_file()
+    loose = [
+        str(p.relative_to(var_dir))
+        for p in [var_dir / "preemptlab.sqlite3", *var_dir.rglob("*")]
+        if p.exists() and p.name != "run.log" and stat.S_IMODE(p.stat().st_mode) & 0o077
+    ]
+    assert loose == []
 
 
 def test_it_prints_the_demo_login_once(served: tuple[Path, Path]) -> None:

@@ -168,7 +168,9 @@ def test_a_pasted_running_pod_says_what_was_dropped(
     live_server: Any, page: Any, owner: Any
 ) -> None:
     long_node = "ip-10-0-123-45.eu-west-1.compute.internal-" + "x" * 70
-    objects = [*_classes(), make_node(long_node).obj()]
+    # The kubelet's hostname label is a label value: 63 characters at most.
+    node = make_node(long_node).label("kubernetes.io/hostname", long_node[:63].rstrip("-"))
+    objects = [*_classes(), node.obj()]
     pod = (
         make_pod("checkout-" + "y" * 60, namespace="payments-" + "z" * 40)
         .priority(100)
