@@ -92,6 +92,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "config.middleware.LoginRequiredMiddleware",
+    "config.throttling.LoginThrottleMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -237,7 +238,29 @@ PREEMPTLAB_ORPHAN_INGEST_SECONDS = env.int("PREEMPTLAB_ORPHAN_INGEST_SECONDS", d
 # cycle on a worker; the engine's benchmark runs 1,000 small replicas in seconds).
 PREEMPTLAB_WORKLOAD_MAX_REPLICAS = env.int("PREEMPTLAB_WORKLOAD_MAX_REPLICAS", default=1000)
 
+# Throttling (config.throttling): failed logins in a sliding window, per account and per
+# address; API calls per user (token or session). 429 with Retry-After beyond them.
+PREEMPTLAB_LOGIN_WINDOW_SECONDS = env.int("PREEMPTLAB_LOGIN_WINDOW_SECONDS", default=900)
+PREEMPTLAB_LOGIN_FAILURES_PER_ACCOUNT = env.int("PREEMPTLAB_LOGIN_FAILURES_PER_ACCOUNT", default=10)
+PREEMPTLAB_LOGIN_FAILURES_PER_ADDRESS = env.int("PREEMPTLAB_LOGIN_FAILURES_PER_ADDRESS", default=50)
+PREEMPTLAB_API_RATE = env.str("PREEMPTLAB_API_RATE", default="1200/min")
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    # Shared by every web process when there is Redis; the embedded default runs one.
+    "throttle": (
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "preemptlab-throttle",
+        }
+        if REDIS_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "throttle"}
+    ),
+}
+
 REST_FRAMEWORK = {
+    "DEFAULT_THROTTLE_CLASSES": ["config.throttling.ApiRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"api": PREEMPTLAB_API_RATE},
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",

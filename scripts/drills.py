@@ -79,6 +79,8 @@ class Stack:
             # Served over plain http here: cookies flagged Secure would never come back.
             "SESSION_COOKIE_SECURE": "false",
             "CSRF_COOKIE_SECURE": "false",
+            # One token polls as fast as it can to time each recovery: not throttled.
+            "PREEMPTLAB_API_RATE": "100000000/min",
         }
         self.env.pop("TEST_DB_NAME", None)
         self.redis: subprocess.Popen[bytes] | None = None

@@ -39,6 +39,18 @@ PASSWORD = "correct-horse-battery"
 
 
 @pytest.fixture(autouse=True)
+def _fresh_throttle_counts(settings: Any) -> None:
+    """Each test counts its own logins and API calls (users' ids repeat across tests)."""
+    settings.CACHES = {
+        **settings.CACHES,
+        "throttle": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": f"throttle-{uuid.uuid4().hex}",
+        },
+    }
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings: Any) -> None:
     """The cast's passwords are hashed once per test: keep it cheap (login still works)."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -1,0 +1,124 @@
+"""Throttling: failed logins per account and per address, API calls per token.
+
+Counts live in the "throttle" cache: Redis when REDIS_URL is set (shared by every web
+process), this process's memory on the embedded default (one web process). A refused
+request answers 429 with Retry-After, on the login page as in the API.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.forms import AuthenticationForm
+from django.core.cache import caches
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from rest_framework.throttling import UserRateThrottle
+
+
+class ApiRateThrottle(UserRateThrottle):
+    """Per user (a token is one user's), at PREEMPTLAB_API_RATE; anonymous calls are
+    refused before they count (every API call needs a login)."""
+
+    scope = "api"
+
+    def get_rate(self) -> str:
+        return str(settings.PREEMPTLAB_API_RATE)  # read per request: a setting may change
+
+    @property
+    def cache(self) -> Any:  # type: ignore[override]
+        return caches["throttle"]
+
+
+def _key(kind: str, value: str) -> str:
+    # Hashed: a username or an address never appears as a cache key in clear.
+    return f"login-failures:{kind}:{hashlib.sha256(value.encode()).hexdigest()[:32]}"
+
+
+def _address(request: HttpRequest) -> str:
+    return str(request.META.get("REMOTE_ADDR") or "unknown")
+
+
+class LoginFailures:
+    """Failed logins in a sliding window: per account (someone guessing one password)
+    and per address (someone trying many accounts). Beyond either limit every try is
+    refused, the right password included, until the window has passed."""
+
+    def __init__(self, request: HttpRequest) -> None:
+        self.cache = caches["throttle"]
+        self.window = int(settings.PREEMPTLAB_LOGIN_WINDOW_SECONDS)
+        username = str(request.POST.get("username") or "").strip().lower()
+        self.limits = [
+            (_key("account", username), int(settings.PREEMPTLAB_LOGIN_FAILURES_PER_ACCOUNT)),
+            (
+                _key("address", _address(request)),
+                int(settings.PREEMPTLAB_LOGIN_FAILURES_PER_ADDRESS),
+            ),
+        ]
+        self.account_key = self.limits[0][0]
+
+    def _times(self, key: str) -> list[float]:
+        now = time.time()
+        return [t for t in self.cache.get(key, []) if t > now - self.window]
+
+    def retry_after(self) -> int:
+        """Seconds until a try is allowed again; 0 when it is allowed now."""
+        waits = []
+        for key, limit in self.limits:
+            times = self._times(key)
+            if len(times) >= limit:
+                waits.append(int(times[-limit] + self.window - time.time()) + 1)
+        return max(waits, default=0)
+
+    def add(self) -> None:
+        for key, _ in self.limits:
+            self.cache.set(key, [*self._times(key), time.time()], self.window)
+
+    def forget_account(self) -> None:
+        self.cache.delete(self.account_key)
+
+
+# Both forms that take a password: the app's login page and the admin's.
+LOGIN_PATHS = ("/accounts/login/", "/admin/login/")
+
+
+class LoginThrottleMiddleware:
+    """Counts the failed POSTs to a login form and refuses a try beyond the limits,
+    before the password is even checked."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method != "POST" or request.path not in LOGIN_PATHS:
+            return self.get_response(request)
+        failures = LoginFailures(request)
+        wait = failures.retry_after()
+        if wait:
+            return _too_many(request, wait)
+        response = self.get_response(request)
+        if request.user.is_authenticated:
+            failures.forget_account()
+        else:
+            failures.add()
+        return response
+
+
+def _too_many(request: HttpRequest, wait: int) -> HttpResponse:
+    minutes = max(1, round(wait / 60))
+    response = TemplateResponse(
+        request,
+        "registration/login.html",
+        {
+            "form": AuthenticationForm(request),
+            "throttled": f"Too many failed logins from here or for this account: try again "
+            f"in {minutes} minute{'s' if minutes != 1 else ''}.",
+        },
+        status=429,
+    )
+    response["Retry-After"] = str(wait)
+    return response.render()
