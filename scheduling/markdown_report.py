@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from scheduling import presenters, workload_presenters
 from scheduling.engine import Explanation, Outcome
+from scheduling.report_escaping import md_code, md_text
 from scheduling.workloads import WorkloadRun
 
 
 def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """A table cell: text is escaped where it is made (md_text, md_code); a pipe of our
+    own words would still split the cell."""
+    return str(text).replace("|", "\\|")
 
 
 def _table(header: list[str], rows: list[list[object]]) -> list[str]:
@@ -28,29 +31,34 @@ def _folded(summary: str, body: list[str]) -> list[str]:
     return ["", f"<details><summary>{summary}</summary>", "", *body, "", "</details>"]
 
 
+def _gates(failures: list[str]) -> list[str]:
+    if not failures:
+        return []
+    return ["", "**Gates that failed:**", "", *(f"- :x: {md_text(r)}" for r in failures)]
+
+
 def render_markdown(ex: Explanation, *, snapshot: str, gate_failures: list[str]) -> str:
-    klass = f", class `{ex.priority_class}`" if ex.priority_class else ""
+    """``snapshot``: what the snapshot is called, as Markdown the caller escaped."""
+    klass = f", class {md_code(ex.priority_class)}" if ex.priority_class else ""
     lines = [
-        f"### preemptlab: `{ex.pod}` on {snapshot}",
+        f"### preemptlab: {md_code(ex.pod)} on {snapshot}",
         "",
-        f"**{presenters.outcome_sentence(ex)}** {presenters.why_sentence(ex)}",
+        f"**{md_text(presenters.outcome_sentence(ex))}** {md_text(presenters.why_sentence(ex))}",
         "",
-        f"Priority {ex.priority}{klass}, preemptionPolicy {ex.preemption_policy}.",
+        f"Priority {ex.priority}{klass}, preemptionPolicy {md_text(ex.preemption_policy)}.",
     ]
-    if gate_failures:
-        lines += ["", "**Gates that failed:**", ""]
-        lines += [f"- :x: {reason}" for reason in gate_failures]
+    lines += _gates(gate_failures)
     if ex.outcome == Outcome.PREEMPTS:
-        lines += ["", f"#### Victims on `{ex.node}`", ""]
+        lines += ["", f"#### Victims on {md_code(ex.node)}", ""]
         lines += _table(
             ["Pod", "Priority", "Class", "Requests", "PodDisruptionBudget"],
             [
                 [
-                    f"`{row.victim.key}`",
+                    md_code(row.victim.key),
                     row.victim.priority,
-                    row.victim.priority_class or "—",
-                    row.requests_text,
-                    (", ".join(p.pdb for p in row.victim.pdbs) or "none")
+                    md_text(row.victim.priority_class or "—"),
+                    md_text(row.requests_text),
+                    (", ".join(md_text(p.pdb) for p in row.victim.pdbs) or "none")
                     + (" (violated)" if row.victim.violates_pdb else ""),
                 ]
                 for row in presenters.victim_rows(ex)
@@ -62,8 +70,8 @@ def render_markdown(ex: Explanation, *, snapshot: str, gate_failures: list[str])
             ["Node", *(c.label for c in presenters.CRITERION_COLUMNS), "Verdict"],
             [
                 [
-                    f"`{r.node}`",
-                    *("-" if c.value is None else c.value for c in r.cells),
+                    md_code(r.node),
+                    *("-" if c.value is None else md_text(c.value) for c in r.cells),
                     "chosen"
                     if r.winner
                     else f"out at {r.eliminated_by.label if r.eliminated_by else ''}",
@@ -77,53 +85,59 @@ def render_markdown(ex: Explanation, *, snapshot: str, gate_failures: list[str])
         count = sum(g.count for g in groups)
         body = _table(
             ["Nodes", "Why", "Preemption"],
-            [[g.count, g.label, g.verdict] for g in groups],
+            [[g.count, md_text(g.label), md_text(g.verdict)] for g in groups],
         )
         lines += _folded(f"{presenters.plural(count, 'node')} failed a filter", body)
     reason, message = presenters.event_message(ex)
-    lines += ["", f"> Event {reason}: {message}"]
+    lines += ["", f"> Event {md_text(reason)}: {md_text(message)}"]
     return "\n".join(lines) + "\n"
 
 
 def render_workload_markdown(run: WorkloadRun, *, snapshot: str, gate_failures: list[str]) -> str:
     """A workload's run as a pull-request comment: the page's sentence, the gates, the
     PDB report in words, the victims by owner, the pods left pending, the cycles folded."""
-    what = "; ".join(o.describe() for o in run.objects)
+    what = "; ".join(md_text(o.describe()) for o in run.objects)
     lines = [
         f"### preemptlab: {what} on {snapshot}",
         "",
-        f"**{workload_presenters.workload_sentence(run)}.** "
-        f"{workload_presenters.stop_reason_text(run)}",
+        f"**{md_text(workload_presenters.workload_sentence(run))}.** "
+        f"{md_text(workload_presenters.stop_reason_text(run))}",
     ]
-    if gate_failures:
-        lines += ["", "**Gates that failed:**", ""]
-        lines += [f"- :x: {reason}" for reason in gate_failures]
+    lines += _gates(gate_failures)
     if run.pdb_report:
         lines += ["", "#### PodDisruptionBudgets", ""]
-        lines += [f"- {workload_presenters.pdb_paragraph(r)}" for r in run.pdb_report]
+        lines += [f"- {md_text(workload_presenters.pdb_paragraph(r))}" for r in run.pdb_report]
     groups = workload_presenters.victim_groups(run)
     if groups:
         lines += ["", "#### Victims by owner", ""]
         lines += _table(
             ["Namespace", "Owner", "Evicted", "Class", "PodDisruptionBudget"],
             [
-                [g.namespace, g.label, len(g.victims), ", ".join(g.classes), ", ".join(g.pdbs)]
+                [
+                    md_text(g.namespace),
+                    md_text(g.label),
+                    len(g.victims),
+                    md_text(", ".join(g.classes)),
+                    md_text(", ".join(g.pdbs)),
+                ]
                 for g in groups
             ],
         )
     pending = run.left_pending()
     if pending:
         lines += ["", "#### Left pending", ""]
-        lines += _table(["Pod", "FailedScheduling"], [[f"`{p.pod}`", why] for p, why in pending])
+        lines += _table(
+            ["Pod", "FailedScheduling"], [[md_code(p.pod), md_text(why)] for p, why in pending]
+        )
     body = _table(
         ["Cycle", "Pod", "Result", "Node", "Victims"],
         [
             [
                 y.cycle,
-                f"`{y.pod}`",
+                md_code(y.pod),
                 y.result.value,
-                y.node or y.nominated_node or "—",
-                ", ".join(y.victims) or "—",
+                md_code(y.node or y.nominated_node or "—"),
+                ", ".join(md_code(v) for v in y.victims) or "—",
             ]
             for y in run.cycles
         ],

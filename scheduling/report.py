@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from scheduling import presenters
 from scheduling.engine import Explanation, Outcome
+from scheduling.report_escaping import plain
 
 # Nodes listed by name per group; the rest are counted.
 NODES_PER_GROUP = 5
@@ -99,4 +100,5 @@ def render_text(ex: Explanation) -> str:
         lines.append(f"Note: {note}")
     for w in ex.warnings:
         lines.append(f"Warning: {w}")
-    return "\n".join(lines)
+    # Names come from files this report did not write: none may start a line of its own.
+    return "\n".join(plain(line) for line in lines)

@@ -4,6 +4,7 @@ page's sentences from the same presenters over the same run."""
 from __future__ import annotations
 
 from scheduling import workload_presenters as wp
+from scheduling.report_escaping import plain
 from scheduling.workloads import WorkloadRun
 
 
@@ -31,4 +32,5 @@ def render_workload_text(run: WorkloadRun) -> str:
     if run.recreate_victims and run.owners:
         lines += ["", "The cascade (running before -> at the end):"]
         lines += [f"  {o.namespace}/{o.owner}: {o.before} -> {o.after}" for o in run.owners]
-    return "\n".join(lines) + "\n"
+    # Names come from files this report did not write: none may start a line of its own.
+    return "\n".join(plain(line) for line in lines) + "\n"

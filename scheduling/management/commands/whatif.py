@@ -23,6 +23,7 @@ from scheduling.engine import (
 from scheduling.engine.workload import TooManyReplicas, admit, expand_workload, workload_objects
 from scheduling.markdown_report import render_markdown, render_workload_markdown
 from scheduling.report import render_text
+from scheduling.report_escaping import md_code, md_text, plain
 from scheduling.workload_report import render_workload_text
 from scheduling.workloads import WorkloadRun
 
@@ -106,7 +107,7 @@ class Command(BaseCommand):
         return chosen
 
     def _cluster(self, options: dict[str, Any]) -> tuple[Cluster, str, str]:
-        """The cluster to ask, a name for it, and the Pod file's path."""
+        """The cluster to ask, a name for it (Markdown, escaped here), and the Pod file's path."""
         inputs: list[str] = options["inputs"]
         if options["snapshot"]:
             if len(inputs) != 1:
@@ -117,11 +118,11 @@ class Command(BaseCommand):
             try:
                 snapshot = snapshot_find(ref=options["snapshot"])
             except LookupError as e:
-                raise CommandError(str(e), returncode=gates.BAD_INPUT) from None
+                raise CommandError(plain(e), returncode=gates.BAD_INPUT) from None
             objects = snapshot_objects(snapshot=snapshot)
             return (
                 load_cluster(objects, source=snapshot.name),
-                f"snapshot {snapshot.pk} “{snapshot.name}”",
+                f"snapshot {snapshot.pk} “{md_text(snapshot.name)}”",
                 inputs[0],
             )
         if len(inputs) < 2:
@@ -130,7 +131,7 @@ class Command(BaseCommand):
                 returncode=gates.BAD_INPUT,
             )
         objects = [obj for path in inputs[:-1] for obj in _read(path)]
-        names = ", ".join(f"`{Path(p).name}`" for p in inputs[:-1])
+        names = ", ".join(md_code(Path(p).name) for p in inputs[:-1])
         return load_cluster(objects, source=Path(inputs[0]).name), names, inputs[-1]
 
     def _workload(
@@ -167,7 +168,7 @@ class Command(BaseCommand):
         else:
             self.stdout.write(render_workload_text(run), ending="")
         if failed:
-            raise GateFailed("; ".join(failed), returncode=gates.GATE_FAILED)
+            raise GateFailed(plain("; ".join(failed)), returncode=gates.GATE_FAILED)
 
     def handle(self, *args: Any, **options: Any) -> None:
         chosen = self._gates(options)
@@ -183,7 +184,7 @@ class Command(BaseCommand):
                 return
             result = analyze(cluster, objects[0])
         except InvalidInput as e:
-            raise CommandError(str(e), returncode=gates.BAD_INPUT) from None
+            raise CommandError(plain(e), returncode=gates.BAD_INPUT) from None
         failed = gates.failures(chosen, result.explanation)
         if options["format"] == "json":
             self.stdout.write(json.dumps(result.to_dict(), indent=2))
@@ -196,4 +197,4 @@ class Command(BaseCommand):
             self.stdout.write(render_text(result.explanation))
         if failed:
             # One line a CI log shows as the reason; the exit status fails the job.
-            raise GateFailed("; ".join(failed), returncode=gates.GATE_FAILED)
+            raise GateFailed(plain("; ".join(failed)), returncode=gates.GATE_FAILED)
