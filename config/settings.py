@@ -93,6 +93,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "config.middleware.LoginRequiredMiddleware",
     "config.throttling.LoginThrottleMiddleware",
+    "config.throttling.BusyMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -257,6 +258,14 @@ CACHES = {
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "throttle"}
     ),
 }
+
+# What one analysis may take (scheduling.budgets): wall-clock seconds and scheduling
+# cycles of a workload's run, the size of a stored result; and how many analyses one
+# user may have queued or running at once (the fairness bound: 429 beyond it).
+PREEMPTLAB_ANALYSIS_SECONDS = env.float("PREEMPTLAB_ANALYSIS_SECONDS", default=120.0)
+PREEMPTLAB_ANALYSIS_MAX_CYCLES = env.int("PREEMPTLAB_ANALYSIS_MAX_CYCLES", default=20000)
+PREEMPTLAB_MAX_RESULT_BYTES = env.int("PREEMPTLAB_MAX_RESULT_BYTES", default=64 * 1024 * 1024)
+PREEMPTLAB_UNFINISHED_PER_USER = env.int("PREEMPTLAB_UNFINISHED_PER_USER", default=4)
 
 REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_CLASSES": ["config.throttling.ApiRateThrottle"],

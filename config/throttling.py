@@ -15,7 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.cache import caches
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.response import TemplateResponse
 from rest_framework.throttling import UserRateThrottle
 
@@ -122,3 +122,34 @@ def _too_many(request: HttpRequest, wait: int) -> HttpResponse:
     )
     response["Retry-After"] = str(wait)
     return response.render()
+
+
+class Busy(Exception):
+    """Work the user may submit again shortly (one user's limit reached): 429 with
+    Retry-After, JSON for the API, a page otherwise (BusyMiddleware)."""
+
+    retry_after = 30
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class BusyMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, Busy):
+            return None
+        response: HttpResponse
+        if request.path.startswith("/api/"):
+            response = JsonResponse({"detail": exception.message}, status=429)
+        else:
+            page = TemplateResponse(request, "429.html", {"message": exception.message}, status=429)
+            response = page.render()
+        response["Retry-After"] = str(exception.retry_after)
+        return response

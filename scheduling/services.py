@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import orjson
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -28,6 +29,7 @@ from config.input_limits import unstorable_value
 from config.kube_names import metadata_problem
 from config.leases import lease_heartbeat, lease_release_fields
 from scheduling import cluster_cache
+from scheduling.budgets import AnalysisBudget, OutOfTime, check_unfinished, result_too_large
 from scheduling.constants import (
     MAX_MANIFEST_BYTES,
     AnalysisKind,
@@ -44,6 +46,7 @@ from scheduling.engine import (
     read_documents,
     simulate,
 )
+from scheduling.engine.simulate import default_cycle_limit
 from scheduling.engine.workload import (
     TooManyReplicas,
     Workload,
@@ -351,6 +354,7 @@ def workload_simulate(
     pods: list[dict[str, Any]],
     recreate_victims: bool,
     on_cycle: Any = None,
+    cycle_limit: int | None = None,
 ) -> WorkloadRun:
     """Runs the scheduling loop over the workload's pods (as expanded and admitted when
     submitted) and keeps what the page needs."""
@@ -358,7 +362,13 @@ def workload_simulate(
         pods=pods,
         objects=[WorkloadObject(**{**o, "pod_keys": tuple(o["pod_keys"])}) for o in made],
     )
-    sim = simulate(cluster, pods, recreate_victims=recreate_victims, on_cycle=on_cycle)
+    sim = simulate(
+        cluster,
+        pods,
+        recreate_victims=recreate_victims,
+        on_cycle=on_cycle,
+        cycle_limit=cycle_limit,
+    )
     return WorkloadRun.from_simulation(sim, workload)
 
 
@@ -486,6 +496,7 @@ def _analysis_queue(**fields: Any) -> Analysis:
     """A queued analysis row and its message; the row is deleted again when the broker
     cannot take the message (BrokerUnavailable), so a refused request stores nothing.
     The submission is scrubbed first: no secret it carried is stored or shown."""
+    check_unfinished(owner=fields["snapshot"].owner)
     fields["pod"] = copy.deepcopy(fields["pod"])  # the caller's objects stay as given
     scrubbed = submission_scrub(fields["pod"])
     analysis = Analysis.objects.create(
@@ -577,7 +588,7 @@ def analysis_run(*, analysis_id: int, task_id: str = "") -> Analysis:
         return _analysis_compute(analysis)
 
 
-def _workload_compute(analysis: Analysis, cluster: Cluster) -> WorkloadRun:
+def _workload_compute(analysis: Analysis, cluster: Cluster, budget: AnalysisBudget) -> WorkloadRun:
     run_of = analysis.parent if analysis.parent_id is not None else analysis
     assert run_of is not None
     return workload_simulate(
@@ -585,7 +596,8 @@ def _workload_compute(analysis: Analysis, cluster: Cluster) -> WorkloadRun:
         made=run_of.pod["made"],
         pods=run_of.pod["pods"],
         recreate_victims=run_of.recreate_victims,
-        on_cycle=_Progress(analysis.pk) if run_of is analysis else None,
+        on_cycle=budget.watch(_Progress(analysis.pk) if run_of is analysis else None),
+        cycle_limit=budget.cycle_limit(default_cycle_limit(len(run_of.pod["pods"]))),
     )
 
 
@@ -599,6 +611,7 @@ def _cycle_explain(analysis: Analysis, cluster: Cluster) -> Any:
         parent.pod["pods"],
         recreate_victims=parent.recreate_victims,
         cycle_limit=analysis.cycle,
+        on_cycle=AnalysisBudget.from_settings().watch(),
     )
     return sim.explain(analysis.cycle).explanation
 
@@ -616,12 +629,18 @@ def _analysis_compute(analysis: Analysis) -> Analysis:
             explanation = analyze(cluster, analysis.pod).explanation
     except InvalidInput as e:
         return analysis_fail(analysis_id=analysis.pk, error=f"The pod is invalid: {e}")
+    except OutOfTime as e:
+        return analysis_fail(analysis_id=analysis.pk, error=e.message)
     t2 = time.perf_counter()
+    stored = explanation.to_json()
+    too_large = result_too_large(len(orjson.dumps(stored)), AnalysisBudget.from_settings())
+    if too_large:
+        return analysis_fail(analysis_id=analysis.pk, error=too_large)
     Analysis.objects.filter(pk=analysis.pk).exclude(status=AnalysisStatus.DONE).update(
         status=AnalysisStatus.DONE,
         error="",
         outcome=explanation.outcome.value,
-        explanation=explanation.to_json(),
+        explanation=stored,
         finished_at=timezone.now(),
         load_seconds=0.0 if cached else round(t1 - t0, 4),
         engine_seconds=round(t2 - t1, 4),
@@ -635,16 +654,23 @@ def _analysis_compute(analysis: Analysis) -> Analysis:
 def _workload_store(
     analysis: Analysis, cluster: Cluster, *, cached: bool, t0: float, t1: float
 ) -> Analysis:
+    budget = AnalysisBudget.from_settings()
     try:
-        run = _workload_compute(analysis, cluster)
+        run = _workload_compute(analysis, cluster, budget)
     except InvalidInput as e:
         return analysis_fail(analysis_id=analysis.pk, error=f"The workload is invalid: {e}")
+    except OutOfTime as e:
+        return analysis_fail(analysis_id=analysis.pk, error=e.message)
     t2 = time.perf_counter()
+    stored = run.to_json()
+    too_large = result_too_large(len(orjson.dumps(stored)), budget)
+    if too_large:
+        return analysis_fail(analysis_id=analysis.pk, error=too_large)
     Analysis.objects.filter(pk=analysis.pk).exclude(status=AnalysisStatus.DONE).update(
         status=AnalysisStatus.DONE,
         error="",
         outcome=workload_outcome(run),
-        simulation=run.to_json(),
+        simulation=stored,
         progress_cycle=len(run.cycles),
         finished_at=timezone.now(),
         load_seconds=0.0 if cached else round(t1 - t0, 4),
@@ -674,6 +700,7 @@ def analysis_retry(*, analysis: Analysis) -> Analysis:
     The row is queued first: if the broker is down (BrokerUnavailable), the
     reconciler sends its message once the broker is back.
     """
+    check_unfinished(owner=analysis.snapshot.owner)
     Analysis.objects.filter(pk=analysis.pk).update(
         status=AnalysisStatus.QUEUED,
         error="",

@@ -40,7 +40,9 @@ PASSWORD = "correct-horse-battery"
 
 @pytest.fixture(autouse=True)
 def _fresh_throttle_counts(settings: Any) -> None:
-    """Each test counts its own logins and API calls (users' ids repeat across tests)."""
+    """Each test counts its own logins and API calls (users' ids repeat across tests),
+    and may queue as many analyses as it likes (tests of the limit set it)."""
+    settings.PREEMPTLAB_UNFINISHED_PER_USER = 10_000
     settings.CACHES = {
         **settings.CACHES,
         "throttle": {

@@ -1,0 +1,103 @@
+"""What one analysis may take, and how many one user may have waiting.
+
+A workload's run is bounded in scheduling cycles (the engine stops there and says so:
+stop_reason "cycle-limit", the run ends done) and in wall-clock time (checked at every
+cycle, on every pool, the embedded default's solo worker included, which enforces no
+Celery time limit: the analysis ends failed, naming the limit). A stored result is
+bounded in size. And one user has at most a few analyses queued or running at once,
+so another user's what-if never waits behind more than that many of theirs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+from config.throttling import Busy
+from scheduling.constants import AnalysisStatus
+
+
+@dataclass(frozen=True)
+class AnalysisBudget:
+    seconds: float
+    cycles: int
+    result_bytes: int
+
+    @classmethod
+    def from_settings(cls) -> AnalysisBudget:
+        return cls(
+            seconds=float(settings.PREEMPTLAB_ANALYSIS_SECONDS),
+            cycles=int(settings.PREEMPTLAB_ANALYSIS_MAX_CYCLES),
+            result_bytes=int(settings.PREEMPTLAB_MAX_RESULT_BYTES),
+        )
+
+    def cycle_limit(self, default: int) -> int:
+        """The engine's own limit for this many pods, within the budget."""
+        return min(default, self.cycles)
+
+    def watch(self, on_cycle: Callable[[int], None] | None = None) -> Callable[[int], None]:
+        """An on_cycle callback that raises OutOfTime once the wall-clock budget is spent
+        (after calling ``on_cycle``, the progress writer)."""
+        deadline = time.monotonic() + self.seconds
+
+        def check(cycle: int) -> None:
+            if on_cycle is not None:
+                on_cycle(cycle)
+            if time.monotonic() > deadline:
+                raise OutOfTime(self, cycle)
+
+        return check
+
+
+class OutOfTime(Exception):
+    def __init__(self, budget: AnalysisBudget, cycle: int) -> None:
+        self.budget, self.cycle = budget, cycle
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        return (
+            f"The run was stopped after {self.budget.seconds:g} s, at scheduling cycle "
+            f"{self.cycle:,}: every analysis gets at most that long "
+            "(PREEMPTLAB_ANALYSIS_SECONDS), so no one run holds a worker. Try fewer "
+            "replicas, or a smaller snapshot."
+        )
+
+
+def result_too_large(size: int, budget: AnalysisBudget) -> str | None:
+    if size <= budget.result_bytes:
+        return None
+    return (
+        f"The result is {size / 2**20:,.1f} MiB; at most {budget.result_bytes / 2**20:,.0f} "
+        "MiB are stored (PREEMPTLAB_MAX_RESULT_BYTES). Try fewer replicas."
+    )
+
+
+UNFINISHED = (AnalysisStatus.QUEUED, AnalysisStatus.RUNNING)
+
+
+class TooManyUnfinished(Busy):
+    """The user has as many analyses queued or running as one user may (429)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        super().__init__(
+            f"You have {limit} analyses queued or running, as many as one user may have at "
+            "once (PREEMPTLAB_UNFINISHED_PER_USER): submit this one when one of them ends."
+        )
+
+
+def check_unfinished(*, owner: Any) -> None:
+    """Raises TooManyUnfinished when ``owner`` has the most unfinished analyses one user
+    may have. (Two submissions in the same instant may both pass: the limit is a
+    fairness bound, not an exact count.)"""
+    from scheduling.models import Analysis  # the models import this module's neighbours
+
+    limit = int(settings.PREEMPTLAB_UNFINISHED_PER_USER)
+    unfinished = Analysis.objects.filter(snapshot__owner=owner, status__in=UNFINISHED)
+    if unfinished.count() >= limit:
+        raise TooManyUnfinished(limit)
