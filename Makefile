@@ -7,7 +7,7 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: install run test drills lint check-types test-postgres test-sqlite bench clean
+.PHONY: install run test drills probe lint check-types test-postgres test-sqlite bench clean
 
 $(BIN)/.installed: requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -66,3 +66,9 @@ clean:
 # Prints a table: work lost (must be 0), time to recover, 5xx answers.
 drills: install
 	DEBUG=0 $(BIN)/python scripts/drills.py
+
+# On demand, never part of the tests: replays the alias bomb, the refused upload posted
+# again with kept=REF x500, and a 1,000-replica workload on 1,000 nodes under the default
+# analysis budget (two minutes), and prints the answers, time, memory and disk growth.
+probe: install
+	$(BIN)/python scripts/probe.py

@@ -54,3 +54,14 @@ def test_a_what_if_workload_with_a_refused_template_label_is_refused(
     assert r.status_code == 400, r.content
     assert "spec.template.metadata.labels" in str(r.json())
     assert not Analysis.objects.exists()
+
+
+def test_a_what_if_pod_with_a_negative_request_is_refused(
+    api: APIClient, demo_snapshot: Any, cat3_pod: dict[str, Any]
+) -> None:
+    # The form refused it; the API took it. The API server refuses it everywhere.
+    cat3_pod["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "-1"}}
+    r = api.post(f"/api/snapshots/{demo_snapshot.pk}/analyses/", {"pod": cat3_pod}, format="json")
+    assert r.status_code == 400, r.content
+    assert "negative" in str(r.json())
+    assert not Analysis.objects.exists()

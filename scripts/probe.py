@@ -1,0 +1,256 @@
+"""`make probe`: replays what a hostile or careless user once did and prints the bounds.
+
+On the embedded default (a fresh SQLite file and broker under a temporary var/), in this
+process, through the pages and the API the way a browser and a script reach them, and
+with the services a worker runs:
+
+1. the alias bomb: 100 KB of YAML whose aliases expand to 1 GB, as a snapshot upload
+   and as a what-if manifest;
+2. the kept-file multiplication: a refused upload (with a Secret in it) posted again
+   with kept=REF repeated 500 times;
+3. the long workload: a 1,000-replica Deployment with anti-affinity, spread
+   constraints and recreated victims on a 1,000-node snapshot, run as the worker runs
+   it, with the default budget; and a fifth submission of one user beside another's.
+
+Prints a table: what was sent, the answer, time, peak memory growth, disk growth.
+Never part of the tests (it takes the analysis budget, two minutes by default).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+VAR = Path(tempfile.mkdtemp(prefix="preemptlab-probe-"))
+os.environ.update(
+    {
+        "DEBUG": "1",
+        "DATABASE_URL": "",
+        "REDIS_URL": "",
+        "PREEMPTLAB_VAR_DIR": str(VAR),
+        "ALLOWED_HOSTS": "testserver",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
+)
+os.environ.pop("TEST_DB_NAME", None)
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.conf import settings  # noqa: E402
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.core.files.uploadedfile import SimpleUploadedFile  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.test import Client  # noqa: E402
+
+from bench.generate_cluster import generate  # noqa: E402
+from clusters import services as cluster_services  # noqa: E402
+from clusters.models import Snapshot  # noqa: E402
+from scheduling import services  # noqa: E402
+from scheduling.models import Analysis  # noqa: E402
+
+ROWS: list[tuple[str, str, float, float, float]] = []
+
+
+def _peak_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _disk_mib() -> float:
+    return sum(p.stat().st_size for p in VAR.rglob("*") if p.is_file()) / 2**20
+
+
+def measure(what: str, run: Any) -> Any:
+    peak, disk, start = _peak_mib(), _disk_mib(), time.monotonic()
+    answer, result = run()
+    ROWS.append((what, answer, time.monotonic() - start, _peak_mib() - peak, _disk_mib() - disk))
+    return result
+
+
+def alias_bomb_yaml() -> bytes:
+    """~100 KB: one anchored 100,000-character string and 10,000 aliases of it (1 GB)."""
+    big = "x" * 100_000
+    aliases = ",".join(["*big"] * 10_000)
+    return (
+        "apiVersion: v1\nkind: Pod\n"
+        f"metadata: {{name: bomb, namespace: default, annotations: {{a: &big {big}}}}}\n"
+        "spec:\n  nodeName: node-00000\n"
+        f"  containers: [{{name: c, args: [{aliases}]}}]\n"
+    ).encode()
+
+
+def main() -> int:
+    call_command("migrate", verbosity=0)
+    users = get_user_model()
+    alice = users.objects.create_user("alice", password="probe-alice-1")
+    bob = users.objects.create_user("bob", password="probe-bob-1")
+    web = Client()
+    web.force_login(alice)
+
+    bomb = alias_bomb_yaml()
+
+    def upload_bomb() -> tuple[str, None]:
+        r = web.post("/snapshots/new/", {"files": [SimpleUploadedFile("bomb.yaml", bomb)]})
+        return f"{r.status_code}, {Snapshot.objects.count()} snapshots kept", None
+
+    measure(f"alias bomb upload ({len(bomb) / 1024:,.0f} KB -> 1 GB)", upload_bomb)
+
+    demo = cluster_services.snapshot_load_demo(owner=alice)
+
+    def manifest_bomb() -> tuple[str, None]:
+        r = web.post(
+            f"/snapshots/{demo.pk}/analyses/new/",
+            {"mode": "manifest", "manifest": bomb.decode()},
+        )
+        return f"{r.status_code}, {Analysis.objects.count()} analyses kept", None
+
+    measure("alias bomb what-if manifest", manifest_bomb)
+
+    secret = (
+        b'{"kind":"List","items":[{"apiVersion":"v1","kind":"Secret","metadata":'
+        b'{"name":"db"},"stringData":{"password":"hunter2"}},'
+        + b'{"kind":"Pod","metadata":{"name":"p"},"spec":{"containers":"nope"}}'
+        + b"]}"
+    )
+    padded = secret + b" " * (1_300_000 - len(secret))
+
+    def kept_multiplication() -> tuple[str, None]:
+        r = web.post("/snapshots/new/", {"files": [SimpleUploadedFile("s.json", padded)]})
+        first = r.status_code
+        r = web.post("/snapshots/new/", {"kept": ["0" * 32 + "/0"] * 500, "paste": ""})
+        leaked = [p for p in VAR.rglob("*") if p.is_file() and b"hunter2" in p.read_bytes()]
+        return f"{first} then {r.status_code}; files holding the Secret: {len(leaked)}", None
+
+    measure("refused 1.3 MB upload, kept=REF x500", kept_multiplication)
+
+    cluster = generate(1000, 3000, 20, seed=7)
+    big = measure(
+        "1,000-node snapshot (3,000 pods) ingested",
+        lambda: _ingest(alice, cluster),
+    )
+    deployment = _long_workload()
+    analysis = measure(
+        "1,000-replica workload queued",
+        lambda: _submit(web, big, deployment),
+    )
+
+    def run_it() -> tuple[str, None]:
+        done = services.analysis_run(analysis_id=analysis.pk)
+        words = done.error[:70] if done.error else done.simulation["contract"]["stop_reason"]
+        return f"{done.status} after {done.progress_cycle:,} cycles: {words}", None
+
+    limit = settings.PREEMPTLAB_ANALYSIS_SECONDS
+    measure(f"... run as the worker runs it (budget {limit:g} s)", run_it)
+
+    def fairness() -> tuple[str, None]:
+        for _ in range(settings.PREEMPTLAB_UNFINISHED_PER_USER):
+            _submit(web, demo, None)
+        extra = web.post(
+            f"/api/snapshots/{demo.pk}/analyses/", {"pod": _pod()}, content_type="application/json"
+        )
+        other = Client()
+        other.force_login(bob)
+        theirs = cluster_services.snapshot_load_demo(owner=bob)
+        r = other.post(
+            f"/api/snapshots/{theirs.pk}/analyses/",
+            {"pod": _pod()},
+            content_type="application/json",
+        )
+        return (
+            f"alice's extra one {extra.status_code} (Retry-After {extra.get('Retry-After')}),"
+            f" bob's {r.status_code}",
+            None,
+        )
+
+    measure(f"{settings.PREEMPTLAB_UNFINISHED_PER_USER + 1} unfinished for one user", fairness)
+
+    width = max(len(r[0]) for r in ROWS)
+    print(f"{'probe':<{width}}  {'answer':<60}  {'time':>8}  {'peak RSS +':>10}  {'disk +':>8}")
+    for what, answer, seconds, mem, disk in ROWS:
+        print(f"{what:<{width}}  {answer:<60}  {seconds:7.2f}s  {mem:8.1f}MB  {disk:6.1f}MB")
+    print(f"(process peak RSS {_peak_mib():,.0f} MB; var/ at {VAR}, {_disk_mib():,.1f} MB)")
+    return 0
+
+
+def _pod() -> dict[str, Any]:
+    from clusters.demo import demo_cat3_pod
+
+    return demo_cat3_pod()
+
+
+def _ingest(owner: Any, cluster: Any) -> tuple[str, Any]:
+    import orjson
+
+    snapshot = cluster_services.snapshot_create(
+        owner=owner,
+        name="probe-1000",
+        files=[cluster_services.UploadedFile(name="big.json", data=orjson.dumps(cluster))],
+        run_async=False,
+    )
+    return snapshot.status, snapshot
+
+
+def _long_workload() -> dict[str, Any]:
+    labels = {"app": "probe"}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "probe", "namespace": "default"},
+        "spec": {
+            "replicas": 1000,
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {
+                    "priorityClassName": "critical-apps",
+                    "containers": [
+                        {"name": "c", "resources": {"requests": {"cpu": "6", "memory": "8Gi"}}}
+                    ],
+                    "affinity": {
+                        "podAntiAffinity": {
+                            "requiredDuringSchedulingIgnoredDuringExecution": [
+                                {
+                                    "labelSelector": {"matchLabels": labels},
+                                    "topologyKey": "kubernetes.io/hostname",
+                                }
+                            ]
+                        }
+                    },
+                    "topologySpreadConstraints": [
+                        {
+                            "maxSkew": 1,
+                            "topologyKey": "topology.kubernetes.io/zone",
+                            "whenUnsatisfiable": "DoNotSchedule",
+                            "labelSelector": {"matchLabels": labels},
+                        }
+                    ],
+                },
+            },
+        },
+    }
+
+
+def _submit(web: Client, snapshot: Any, deployment: dict[str, Any] | None) -> tuple[str, Any]:
+    if deployment is None:
+        r = web.post(
+            f"/api/snapshots/{snapshot.pk}/analyses/",
+            {"pod": _pod()},
+            content_type="application/json",
+        )
+        return str(r.status_code), None
+    analysis = services.analysis_create_workload(
+        snapshot=snapshot, objects=[deployment], recreate_victims=True
+    )
+    return f"{analysis.status}, {len(analysis.pod['pods']):,} pods", analysis
+
+
+if __name__ == "__main__":
+    sys.exit(main())
