@@ -79,8 +79,10 @@ class Stack:
             # Served over plain http here: cookies flagged Secure would never come back.
             "SESSION_COOKIE_SECURE": "false",
             "CSRF_COOKIE_SECURE": "false",
-            # One token polls as fast as it can to time each recovery: not throttled.
+            # One token polls as fast as it can to time each recovery, and queues ten
+            # analyses at once while no worker runs: neither throttled nor capped.
             "PREEMPTLAB_API_RATE": "100000000/min",
+            "PREEMPTLAB_UNFINISHED_PER_USER": "1000",
         }
         self.env.pop("TEST_DB_NAME", None)
         self.redis: subprocess.Popen[bytes] | None = None
