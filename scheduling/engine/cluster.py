@@ -33,6 +33,11 @@ def _has_required_anti_affinity(pod: Pod) -> bool:
     )
 
 
+def api_list_key(pod: Pod) -> str:
+    """Where the API server lists a pod: etcd's key order, "namespace/name" as bytes."""
+    return f"{pod.namespace}/{pod.name}"
+
+
 class NodeInfo:
     """framework.NodeInfo: a node, the pods on it and their aggregated requests.
 
@@ -97,7 +102,9 @@ class NodeInfo:
         # Identity first: the same Pod object is what was added.
         for i, p in enumerate(self.pods):
             if p is pod or p.uid == pod.uid:
-                del self.pods[i]
+                # NodeInfo.RemovePod: the last pod takes the removed one's place.
+                self.pods[i] = self.pods[-1]
+                self.pods.pop()
                 break
         else:
             raise KeyError(f"pod {pod.key} not found on node {self.name}")
@@ -163,7 +170,10 @@ class Cluster:
         for node in sorted(self.nodes, key=lambda n: n.name):
             for img, size in node.images.items():
                 self.image_size.setdefault(img, size)
-        for pod in self.pods:
+        # The scheduler cache fills a node's pod list in the informer's list order, which
+        # is the API server's: by key, "namespace/name" (not the order of the dump). The
+        # order decides how sort.Slice leaves equally important victims (gosort).
+        for pod in sorted(self.pods, key=api_list_key):
             if pod.phase in ("Succeeded", "Failed"):
                 continue  # the scheduler's pod informer never sees them
             if pod.node_name:

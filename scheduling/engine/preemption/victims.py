@@ -10,11 +10,13 @@ answer whenever NodeResourcesFit is the only filter that reads the node's pods.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from ..cluster import Cluster, NodeInfo
 from ..framework import SUCCESS, Code, CycleState, Status
+from ..gosort import slice_sort
 from ..objects import Pod
 from ..plugins import names
 from ..plugins.noderesources import fit_requests, fits_request
@@ -23,12 +25,38 @@ if TYPE_CHECKING:
     from ..runtime import Framework
 
 ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
+# pdqsort_func's maxInsertion: up to this many elements sort.Slice is an insertion sort.
+GO_INSERTION_SORT_MAX = 12
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 
 
 def importance_key(pod: Pod) -> tuple[int, int]:
     """Sort key for util.MoreImportantPod: higher priority first, then earlier start."""
     return (-pod.priority, pod.start_ns)
+
+
+def more_important_pod(a: Pod, b: Pod) -> bool:
+    """util.MoreImportantPod: higher priority, then started earlier; two pods of one
+    priority started in the same second are equal (neither is more important)."""
+    if a.priority != b.priority:
+        return a.priority > b.priority
+    return a.start_ns < b.start_ns
+
+
+def sort_by_importance(pods: list[Pod]) -> None:
+    """sort.Slice(pods, MoreImportantPod), in place: Go's unstable order for equal pods,
+    which decides which of several equally important pods is reprieved first.
+
+    Python's stable sort gives the same order whenever no two pods are equal (a total
+    order has one sorted arrangement) and whenever there are at most 12 (Go then sorts
+    by insertion, which is stable): the port runs only where it can differ."""
+    original = list(pods) if len(pods) > GO_INSERTION_SORT_MAX else None
+    pods.sort(key=importance_key)
+    if original is None:
+        return
+    if any(importance_key(a) == importance_key(b) for a, b in itertools.pairwise(pods)):
+        pods[:] = original
+        slice_sort(pods, more_important_pod)
 
 
 def is_preemption_allowed(victim: Pod, preemptor: Pod) -> bool:
@@ -178,7 +206,7 @@ def select_victims(
     status = sim.status()
     if not status.is_success():
         return None, status
-    potential.sort(key=importance_key)
+    sort_by_importance(potential)
     violating, non_violating = filter_pods_with_pdb_violation(cluster, potential)
     victims: list[Pod] = []
     violating_victims: list[Pod] = []
@@ -197,7 +225,7 @@ def select_victims(
                     violating_victims.append(p)
     if violating and non_violating:
         # Each group was reprieved in importance order; the victims are listed in it too.
-        victims.sort(key=importance_key)
+        sort_by_importance(victims)
     return Victims(victims, len(violating_victims), violating_victims), Status()
 
 

@@ -1,0 +1,80 @@
+"""Equally important victims (same priority, started in the same second) are ordered as
+kube-scheduler orders them: the node's pods in the API server's list order, then Go's
+unstable sort.Slice. So the answer never depends on the order of the dump's items."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from scheduling.engine import analyze
+
+from .builders import as_list, make_node, make_pod
+
+SAME_SECOND = "2025-06-02T08:00:00Z"
+
+
+def _cluster(order: random.Random | None) -> dict[str, Any]:
+    # 16 pods of one priority, all started in the same second, of mixed sizes: which are
+    # reprieved depends on the order they are tried in.
+    sizes = [1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 2]
+    pods = [
+        make_pod(f"same-{i:02d}", namespace=f"ns-{i % 3}")
+        .priority(100)
+        .req(cpu=str(cpu))
+        .node("worker")
+        .start_time(SAME_SECOND)
+        .obj()
+        for i, cpu in enumerate(sizes)
+    ]
+    if order is not None:
+        order.shuffle(pods)
+    return as_list(make_node("worker").capacity(cpu=str(sum(sizes)), pods="110").obj(), *pods)
+
+
+def _victims(order: random.Random | None) -> list[str]:
+    preemptor = make_pod("big").priority(1000).req(cpu="5").obj()
+    result = analyze(_cluster(order), preemptor).to_dict()
+    assert result["outcome"] == "preempts"
+    return list(result["victims"])
+
+
+def test_victims_do_not_depend_on_the_order_of_the_dump() -> None:
+    listed = _victims(None)
+    for seed in range(8):
+        assert _victims(random.Random(seed)) == listed
+
+
+def test_a_node_lists_its_pods_in_the_api_servers_order() -> None:
+    from scheduling.engine import load_cluster
+
+    cluster = load_cluster(_cluster(random.Random(3)))
+    (worker,) = cluster.node_infos
+    keys = [f"{p.namespace}/{p.name}" for p in worker.pods]
+    assert keys == sorted(keys)
+
+
+def test_the_fast_order_is_go_s_order_on_any_victims() -> None:
+    """sort_by_importance takes Python's sort where it cannot differ from sort.Slice (no
+    two pods equal, or at most 12): on any list it answers as the port does."""
+    from scheduling.engine import load_cluster
+    from scheduling.engine.gosort import slice_sort
+    from scheduling.engine.preemption.victims import more_important_pod, sort_by_importance
+
+    rng = random.Random(7)
+    for _ in range(300):
+        n = rng.randint(0, 40)
+        pods = [
+            make_pod(f"p{i}")
+            .priority(rng.choice([0, 100, 200]))
+            .node("w")
+            .start_time(f"2025-06-02T08:00:{rng.randint(0, 3):02d}Z")
+            .obj()
+            for i in range(n)
+        ]
+        cluster = load_cluster(as_list(make_node("w").obj(), *pods))
+        fast = list(cluster.pods)
+        port = list(cluster.pods)
+        sort_by_importance(fast)
+        slice_sort(port, more_important_pod)
+        assert [p.name for p in fast] == [p.name for p in port]
