@@ -78,3 +78,27 @@ def test_the_fast_order_is_go_s_order_on_any_victims() -> None:
         sort_by_importance(fast)
         slice_sort(port, more_important_pod)
         assert [p.name for p in fast] == [p.name for p in port]
+
+
+def test_a_pod_bound_during_the_run_started_after_every_pod_of_a_recent_snapshot() -> None:
+    """On a snapshot taken long after the run clock's earliest origin, a replica the run
+    binds is the newest pod on its node, so a later preemption takes it before a pod of
+    the same priority that was already running (the latest start loses the tie)."""
+    from scheduling.engine.simulate import simulate
+    from scheduling.engine.simulate.controllers import CREATED_AFTER
+
+    snapshot = as_list(
+        make_node("worker").capacity(cpu="2", pods="110").obj(),
+        make_pod("old")
+        .priority(0)
+        .req(cpu="1")
+        .node("worker")
+        .start_time("2026-11-01T10:00:00Z")
+        .obj(),
+    )
+    replica = make_pod("replica").priority(0).req(cpu="1").obj()
+    urgent = make_pod("urgent").priority(100).req(cpu="1").obj()
+    urgent["metadata"]["annotations"] = {CREATED_AFTER: "default/replica"}
+    sim = simulate(snapshot, [replica, urgent]).to_dict()
+    assert [e["type"] for e in sim["events"]] == ["bind", "preempt", "bind"]
+    assert sim["deleted_victims"] == ["default/replica"]

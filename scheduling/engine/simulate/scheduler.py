@@ -28,7 +28,7 @@ from ..config import EngineConfig
 from ..errors import InvalidInput
 from ..framework import CycleState, Handle
 from ..message import fit_error_message, post_filter_message
-from ..objects import PREEMPT_LOWER_PRIORITY, Pod
+from ..objects import NO_START_TIME, PREEMPT_LOWER_PRIORITY, Pod
 from ..plugins import names
 from ..plugins.podtopologyspread import PodTopologySpread
 from ..preemption.evaluator import PreemptionResult, preempt
@@ -53,7 +53,8 @@ from .result import (
 from .simulation import Action, ActionKind, Simulation
 from .state import ClusterState
 
-# The fake queue clock's origin; a pod bound at clock t ms started at EPOCH + t.
+# The fake queue clock's earliest origin; a pod bound at clock t ms started at origin + t
+# (clock_origin: later when the snapshot's pods started later).
 EPOCH = datetime(2025, 6, 2, 9, 0, 0, tzinfo=UTC)
 # A run stops after this many cycles per submitted pod (and at least MIN_CYCLE_LIMIT):
 # a cascade of recreated victims could otherwise go on for very long.
@@ -65,10 +66,23 @@ def default_cycle_limit(num_pods: int) -> int:
     return max(MIN_CYCLE_LIMIT, CYCLES_PER_POD * num_pods)
 
 
-def _start_time(ms: int) -> tuple[str, int]:
-    t = EPOCH + timedelta(milliseconds=ms)
+def clock_origin(base: Cluster) -> datetime:
+    """When the run's clock starts: EPOCH, or the second after the latest start time in
+    the snapshot if that is later. A pod bound during the run started after every pod
+    already running, as it would in the cluster the snapshot was taken of; a clock that
+    started before them would rank every replica the run binds as older than the pods
+    it found, and later preemptions would pick their victims wrongly."""
+    starts = [p.start_ns for p in base.pods if p.start_ns != NO_START_TIME]
+    if not starts:
+        return EPOCH
+    after_latest = datetime.fromtimestamp(max(starts) // 1_000_000_000 + 1, tz=UTC)
+    return max(EPOCH, after_latest)
+
+
+def _start_time(origin: datetime, ms: int) -> tuple[str, int]:
+    t = origin + timedelta(milliseconds=ms)
     text = t.strftime("%Y-%m-%dT%H:%M:%S") + f".{t.microsecond // 1000:03d}Z"
-    return text, int(EPOCH.timestamp()) * 1_000_000_000 + ms * 1_000_000
+    return text, int(origin.timestamp()) * 1_000_000_000 + ms * 1_000_000
 
 
 def created_after(raw: Mapping[str, Any]) -> str | None:
@@ -109,6 +123,7 @@ class Scheduler:
         reuse_answers: bool = True,
     ) -> None:
         self.base = base
+        self.origin = clock_origin(base)
         self.state = ClusterState(base)
         self.framework = Framework(Handle(self.state, config))
         spread = next(p for p in self.framework.plugins if p.name == names.POD_TOPOLOGY_SPREAD)
@@ -270,7 +285,7 @@ class Scheduler:
         running.node_name = host
         running.phase = "Running"
         running.nominated_node_name = None
-        running.start_time, running.start_ns = _start_time(self.queue.now)
+        running.start_time, running.start_ns = _start_time(self.origin, self.queue.now)
         self.bound_copy[pod.key] = running
         top = sched.top_nodes if sched.host_selection == HOST_SCORED else [host]
         self.sim.cycles.append(
