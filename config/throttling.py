@@ -8,6 +8,7 @@ request answers 429 with Retry-After, on the login page as in the API.
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -18,6 +19,36 @@ from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.response import TemplateResponse
 from rest_framework.throttling import UserRateThrottle
+
+log = logging.getLogger(__name__)
+
+
+class FailOpenCache:
+    """The throttle's counts, read and written so that a cache that is down (Redis
+    restarting) lets the request through instead of failing it with a 500: throttling
+    guards the work, it is not the work. The log says the counts were not kept."""
+
+    def __init__(self, alias: str = "throttle") -> None:
+        self.alias = alias
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return caches[self.alias].get(key, default)
+        except Exception:
+            log.warning("throttle counts unavailable (cache %r); request let through", self.alias)
+            return default
+
+    def set(self, key: str, value: Any, timeout: int | None = None) -> None:
+        try:
+            caches[self.alias].set(key, value, timeout)
+        except Exception:
+            log.warning("throttle counts not kept (cache %r)", self.alias)
+
+    def delete(self, key: str) -> None:
+        try:
+            caches[self.alias].delete(key)
+        except Exception:
+            log.warning("throttle counts not cleared (cache %r)", self.alias)
 
 
 class ApiRateThrottle(UserRateThrottle):
@@ -31,7 +62,7 @@ class ApiRateThrottle(UserRateThrottle):
 
     @property
     def cache(self) -> Any:  # type: ignore[override]
-        return caches["throttle"]
+        return FailOpenCache()
 
 
 def _key(kind: str, value: str) -> str:
@@ -49,7 +80,7 @@ class LoginFailures:
     refused, the right password included, until the window has passed."""
 
     def __init__(self, request: HttpRequest) -> None:
-        self.cache = caches["throttle"]
+        self.cache = FailOpenCache()
         self.window = int(settings.PREEMPTLAB_LOGIN_WINDOW_SECONDS)
         username = str(request.POST.get("username") or "").strip().lower()
         self.limits = [

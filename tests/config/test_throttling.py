@@ -94,3 +94,22 @@ def test_counts_are_shared_through_redis_by_every_web_process(owner: Any, settin
     keys = redis.Redis.from_url(os.environ["REDIS_URL"]).keys(f"{prefix}*")
     assert keys
     redis.Redis.from_url(os.environ["REDIS_URL"]).delete(*keys)
+
+
+def test_a_cache_that_is_down_lets_requests_through_instead_of_failing_them(
+    owner: Any, settings: Any
+) -> None:
+    """Redis restarting must not turn every API call and login into a 500: nothing
+    listens on port 1, and the calls still answer."""
+    settings.CACHES = {
+        **settings.CACHES,
+        "throttle": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+        },
+    }
+    token = Token.objects.create(user=owner)
+    api = Client(HTTP_AUTHORIZATION=f"Token {token.key}")
+    assert api.get("/api/snapshots/").status_code == 200
+    assert _login(Client(), "owner", "wrong").status_code == 200
+    assert _login(Client(), "owner", PASSWORD).status_code == 302
