@@ -10,7 +10,8 @@ with the services a worker runs:
    with kept=REF repeated 500 times;
 3. the long workload: a 1,000-replica Deployment with anti-affinity, spread
    constraints and recreated victims on a 1,000-node snapshot, run as the worker runs
-   it, with the default budget; and a fifth submission of one user beside another's.
+   it, with the default budget and again with a 15 s one; and a fifth submission of
+   one user beside another's.
 
 Prints a table: what was sent, the answer, time, peak memory growth, disk growth.
 Never part of the tests (it takes the analysis budget, two minutes by default).
@@ -58,6 +59,8 @@ from scheduling import services  # noqa: E402
 from scheduling.models import Analysis  # noqa: E402
 
 ROWS: list[tuple[str, str, float, float, float]] = []
+# A budget the long workload cannot finish in, to show where and how a run stops.
+TIGHT_SECONDS = 15.0
 
 
 def _peak_mib() -> float:
@@ -143,12 +146,18 @@ def main() -> int:
     )
 
     def run_it() -> tuple[str, None]:
-        done = services.analysis_run(analysis_id=analysis.pk)
+        done = services.analysis_run(analysis_id=analysis.pk)  # the one submitted last
         words = done.error[:70] if done.error else done.simulation["contract"]["stop_reason"]
         return f"{done.status} after {done.progress_cycle:,} cycles: {words}", None
 
     limit = settings.PREEMPTLAB_ANALYSIS_SECONDS
     measure(f"... run as the worker runs it (budget {limit:g} s)", run_it)
+
+    # The same run under a budget it cannot finish in: where and how it stops.
+    settings.PREEMPTLAB_ANALYSIS_SECONDS = TIGHT_SECONDS
+    analysis = _submit(web, big, deployment)[1]
+    measure(f"... the same with a {TIGHT_SECONDS:g} s budget", run_it)
+    settings.PREEMPTLAB_ANALYSIS_SECONDS = limit
 
     def fairness() -> tuple[str, None]:
         for _ in range(settings.PREEMPTLAB_UNFINISHED_PER_USER):
