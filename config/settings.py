@@ -270,9 +270,11 @@ PREEMPTLAB_UNFINISHED_PER_USER = env.int("PREEMPTLAB_UNFINISHED_PER_USER", defau
 REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_CLASSES": ["config.throttling.ApiRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"api": PREEMPTLAB_API_RATE},
+    # Token first: DRF answers an unauthenticated call with the first class's
+    # WWW-Authenticate challenge, so 401 (as the schema and README say), not 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": [

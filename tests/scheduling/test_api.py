@@ -179,7 +179,7 @@ def test_staff_see_only_their_own_analyses_as_everyone_does(
 def test_anonymous_requests_are_refused(demo_snapshot: Any, cat3_pod: dict[str, Any]) -> None:
     analysis = _done(demo_snapshot, cat3_pod)
     r = APIClient().get(f"/api/analyses/{analysis.pk}/")
-    assert r.status_code in (401, 403)
+    assert r.status_code == 401 and r["WWW-Authenticate"] == "Token"  # as the schema says
     assert "result" not in r.json()
 
 
