@@ -123,6 +123,14 @@ def render_workload_markdown(run: WorkloadRun, *, snapshot: str, gate_failures: 
                 for g in groups
             ],
         )
+    if run.recreate_victims and run.owners:
+        # The key fact of a cascade on a real cluster (an ingress at 0 of 2 running):
+        # what each owner had running before the rollout and at its end.
+        lines += ["", "#### The cascade: running before and at the end", ""]
+        lines += _table(
+            ["Owner", "Running before", "At the end"],
+            [[md_code(f"{o.namespace}/{o.owner}"), o.before, o.after] for o in run.owners],
+        )
     pending = run.left_pending()
     if pending:
         lines += ["", "#### Left pending", ""]

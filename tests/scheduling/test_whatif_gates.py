@@ -176,3 +176,15 @@ def test_markdown_is_a_pull_request_comment(files: tuple[Path, Path]) -> None:
     assert "| 10000 | cat-1 | cpu 1, memory 2Gi | default/purple-pdb |" in md
     assert "<details><summary>Tie-break: 5 candidate nodes</summary>" in md
     assert "| `node-4` | 0 | 10000 | 10000 | 1 | 2025-01-06T10:40:00Z | out at Start time |" in md
+
+
+def test_protecting_a_class_the_snapshot_lacks_is_refused_not_passed(
+    files: tuple[Path, Path],
+) -> None:
+    """A typo ('nonexistent-class') made a gate that could never fail, and exited 0."""
+    run = _whatif(
+        str(files[0]), str(files[1]), "--protect", "system-node-critical,nonexistent-class"
+    )
+    assert run.returncode == BAD_INPUT
+    assert "no PriorityClass named 'nonexistent-class'" in run.stderr
+    assert "cat-1" in run.stderr  # the classes it does have are listed

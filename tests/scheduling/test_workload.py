@@ -506,3 +506,24 @@ def test_whatif_writes_a_workload_as_a_pull_request_comment(
     assert f"<summary>{len(expected['cycles'])} scheduling cycles</summary>" in md
     for victim in expected["deleted_victims"]:
         assert victim in md
+
+
+def test_the_markdown_of_a_cascade_has_the_owners_table(tmp_path: Path, demo_snapshot: Any) -> None:
+    """The page and --format text say what each owner had running before and at the
+    end; the pull-request comment left it out, though on a real cluster it is the key
+    fact (an ingress at 0 of 2 running)."""
+    work = tmp_path / "web.yaml"
+    work.write_text(yaml.safe_dump(deployment(20)))
+    args = ["whatif", "--snapshot", str(demo_snapshot.pk), str(work), "--recreate-victims"]
+    text, md = io.StringIO(), io.StringIO()
+    call_command(*args, stdout=text)
+    call_command(*args, "--format", "markdown", stdout=md)
+    cascade = [
+        line.strip() for line in text.getvalue().splitlines() if "->" in line and "/" in line
+    ]
+    assert cascade  # the text report's owners, "ns/owner: before -> after"
+    assert "#### The cascade: running before and at the end" in md.getvalue()
+    for line in cascade:
+        owner, counts = line.rsplit(": ", 1)
+        before, after = (int(n) for n in counts.split(" -> "))
+        assert f"| `{owner}` | {before} | {after} |" in md.getvalue()

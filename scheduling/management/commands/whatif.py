@@ -170,10 +170,29 @@ class Command(BaseCommand):
         if failed:
             raise GateFailed(plain("; ".join(failed)), returncode=gates.GATE_FAILED)
 
+    def _check_protected(self, options: dict[str, Any], cluster: Cluster) -> None:
+        """A --protect class the snapshot lacks is a typo: a gate that could never fail."""
+        if options["protect"] is None:
+            return
+        known = cluster.resolver.by_name
+        unknown = [c.strip() for c in options["protect"].split(",") if c.strip() not in known]
+        unknown = [c for c in unknown if c]
+        if unknown:
+            listed = ", ".join(sorted(known)) or "none"
+            raise CommandError(
+                plain(
+                    f"--protect: no PriorityClass named {', '.join(repr(c) for c in unknown)} "
+                    f"in the snapshot (it has: {listed}); a gate on a class nobody has "
+                    "could never fail."
+                ),
+                returncode=gates.BAD_INPUT,
+            )
+
     def handle(self, *args: Any, **options: Any) -> None:
         chosen = self._gates(options)
         try:
             cluster, snapshot_name, pod_path = self._cluster(options)
+            self._check_protected(options, cluster)
             objects = workload_objects(_read(pod_path))
             if (
                 len(objects) != 1
