@@ -34,8 +34,8 @@ class SnapshotUploadForm(forms.Form):
             "empty": "The chosen file is empty. Choose the file kubectl wrote "
             "(kubectl get nodes,pods,pdb,priorityclasses -A -o json > snapshot.json).",
         },
-        help_text="kubectl get nodes,pods,pdb,priorityclasses -A -o json (or -o yaml); "
-        "several files merge into one snapshot.",
+        help_text="kubectl get nodes,pods,pdb,priorityclasses -A -o json (or -o yaml), "
+        "gzipped or not; several files merge into one snapshot.",
     )
     paste = forms.CharField(
         required=False,

@@ -38,12 +38,18 @@ from clusters.constants import (
     SnapshotStatus,
 )
 from clusters.ingest import rows
-from clusters.ingest.reading import FileObjects, read_file, refuse_unstorable_object
+from clusters.ingest.reading import (
+    FileObjects,
+    max_uncompressed_bytes,
+    read_file,
+    refuse_unstorable_object,
+)
 from config.faults import BrokerUnavailable, is_database_fault, publish
 from config.incidents import record_incident
 from config.input_limits import short_number, unstorable_value
 from config.leases import lease_heartbeat, lease_release_fields
 from scheduling.engine import InvalidInput, load_cluster
+from scheduling.engine.documents import is_gzip
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +84,20 @@ class UploadedFile:
         data: bytes = self.stream.read()
         return data
 
+    def head_and_tail(self, n: int) -> tuple[bytes, bytes]:
+        """The first and the last ``n`` bytes, without reading the rest."""
+        if self.stream is None:
+            return bytes(self.data[:n]), bytes(self.data[-n:])
+        self.stream.seek(0)
+        head = self.stream.read(n)
+        self.stream.seek(max(0, self.size - n))
+        tail = self.stream.read(n)
+        self.stream.seek(0)
+        return bytes(head), bytes(tail)
+
+    def is_gzip(self) -> bool:
+        return is_gzip(self.head_and_tail(2)[0])
+
     def parts(self) -> Iterator[bytes | memoryview]:
         if self.stream is not None:
             self.stream.seek(0)
@@ -106,6 +126,20 @@ def upload_too_large_message(size: int) -> str:
     )
 
 
+def _check_declared_size(f: UploadedFile) -> None:
+    """A gzip file says its uncompressed size (mod 4 GiB) in its last four bytes: an
+    honest bomb is refused at once (400). One that lies is stopped by the bounded
+    decompression of the ingest all the same."""
+    declared = int.from_bytes(f.head_and_tail(4)[1], "little")
+    limit = max_uncompressed_bytes()
+    if declared > limit:
+        raise SnapshotRejected(
+            f"{f.name}: expands to {declared:,} bytes uncompressed; at most {limit:,} are "
+            "read (MAX_UNCOMPRESSED_MB). Upload it split by namespace.",
+            status=400,
+        )
+
+
 def snapshot_check_size(*, size: int) -> None:
     if size > max_upload_bytes():
         raise SnapshotRejected(upload_too_large_message(size), status=413)
@@ -130,8 +164,12 @@ def snapshot_create(
         raise SnapshotRejected("Choose at least one file, or paste YAML or JSON.")
     total = sum(f.size for f in files)
     snapshot_check_size(size=total)
+    gzipped = [f for f in files if f.is_gzip()]
+    for f in gzipped:
+        _check_declared_size(f)
     if run_async is None:
-        run_async = total > async_ingest_bytes()
+        # Expanding a gzipped dump is work for a worker, not for the web process.
+        run_async = total > async_ingest_bytes() or bool(gzipped)
     name = (name or "").strip() or files[0].name
     snapshot = models.Snapshot(
         owner=owner,

@@ -34,6 +34,7 @@ from clusters.ingest.scrub import scrub_object
 from config.input_limits import unstorable_value
 from config.kube_names import metadata_problem
 from scheduling.engine import InvalidInput, read_documents
+from scheduling.engine.documents import gunzip, is_gzip
 
 # Files at least this large try the fast path.
 FAST_PATH_BYTES = 1024 * 1024
@@ -183,6 +184,11 @@ class FileObjects:
     positions: list[int] = field(default_factory=list)
 
 
+def max_uncompressed_bytes() -> int:
+    """The most one file may hold once read: gzip expanded, YAML aliases expanded."""
+    return int(settings.MAX_UNCOMPRESSED_BYTES)
+
+
 def _looks_like_json(data: bytes | memoryview) -> bool:
     head = bytes(data[:64]).lstrip()
     return head[:1] in (b"{", b"[")
@@ -206,6 +212,9 @@ def read_file(
     """
     box = data if isinstance(data, list) else [data]
     del data
+    if box and is_gzip(box[0]):
+        # A gzipped dump (kubectl ... | gzip): its contents, bounded, then read as any file.
+        box.append(gunzip(box.pop(), source, max_bytes=max_uncompressed_bytes()))
     # YAML can spell what JSON cannot (.nan, .inf): its objects are always examined.
     suspect = bool(box) and (_may_hold_nul(box[0]) or not _looks_like_json(box[0]))
     if box and len(box[0]) >= FAST_PATH_BYTES and _looks_like_json(box[0]):
@@ -317,7 +326,7 @@ def _keep(
 
 def _read_documents(data: bytes, source: str) -> list[Any]:
     try:
-        return read_documents(data, source, max_bytes=int(settings.MAX_UPLOAD_BYTES))
+        return read_documents(data, source, max_bytes=max_uncompressed_bytes())
     except InvalidInput:
         raise
     except RecursionError:

@@ -1,7 +1,8 @@
-"""Reading snapshot files: JSON (orjson) or YAML (safe loader, multi-document)."""
+"""Reading snapshot files: JSON (orjson) or YAML (safe loader, multi-document), gzipped or not."""
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +26,45 @@ try:
     _Loader: Any = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML built without libyaml
     _Loader = yaml.SafeLoader
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+# What a gzip file may expand to when the caller states no limit (the command line).
+DEFAULT_GZIP_MAX_BYTES = 4 * 1024**3
+
+
+def is_gzip(data: bytes | memoryview) -> bool:
+    return bytes(data[:2]) == GZIP_MAGIC
+
+
+def gunzip(data: bytes | memoryview, source: str, *, max_bytes: int) -> bytes:
+    """The contents of a gzip file (several members included), stopping as soon as they
+    pass ``max_bytes``: a gzip bomb costs at most that much, never a full disk."""
+    out = bytearray()
+    pending: bytes | memoryview = data
+    inflater = zlib.decompressobj(wbits=31)
+    try:
+        while True:
+            out += inflater.decompress(pending, max_bytes - len(out) + 1)
+            if len(out) > max_bytes:
+                raise InvalidInput(
+                    f"expands to more than {max_bytes:,} bytes uncompressed (the limit); "
+                    "refused. Upload it uncompressed, or split it by namespace.",
+                    source=source,
+                )
+            if inflater.unconsumed_tail:
+                pending = inflater.unconsumed_tail
+                continue
+            if inflater.eof and inflater.unused_data.strip(b"\x00"):
+                pending = inflater.unused_data  # the next member of a concatenated file
+                inflater = zlib.decompressobj(wbits=31)
+                continue
+            break
+    except zlib.error as e:
+        raise InvalidInput(f"is not a readable gzip file ({e})", source=source) from None
+    if not inflater.eof:
+        raise InvalidInput("is a gzip file cut short (it ends mid-stream)", source=source)
+    return bytes(out)
 
 
 def expansion_limit(size: int, max_bytes: int | None) -> int:
@@ -101,12 +141,15 @@ def _flatten(doc: Any, out: list[dict[str, Any]], source: str, where: str) -> No
 def read_documents(
     data: bytes, source: str, *, max_bytes: int | None = None
 ) -> list[dict[str, Any]]:
-    """Every object in a JSON or YAML file; v1 Lists are flattened to their items.
+    """Every object in a JSON or YAML file, gzipped or not; v1 Lists are flattened to
+    their items.
 
-    ``max_bytes`` bounds what YAML aliases may expand the file to (the caller's own
-    size limit), on top of the bound ``expansion_limit`` states."""
+    ``max_bytes`` bounds what YAML aliases may expand the file to, and what a gzip file
+    may expand to (the caller's own size limit), on top of the bounds stated above."""
     if isinstance(data, str):
         data = data.encode()
+    if is_gzip(data):
+        data = gunzip(data, source, max_bytes=max_bytes or DEFAULT_GZIP_MAX_BYTES)
     stripped = data.lstrip()
     out: list[dict[str, Any]] = []
     if stripped[:1] in (b"{", b"["):

@@ -188,3 +188,20 @@ spec:
         "cpu": "100m",
         "memory": "64Mi",
     }
+
+
+def test_a_gzipped_file_reads_as_its_contents() -> None:
+    import gzip
+
+    data = gzip.compress(b'{"kind":"List","items":[{"kind":"Node","metadata":{"name":"a"}}]}')
+    assert read_documents(data, "nodes.json.gz") == [{"kind": "Node", "metadata": {"name": "a"}}]
+
+
+def test_a_gzip_file_cut_short_or_too_large_is_refused() -> None:
+    import gzip
+
+    whole = gzip.compress(b"kind: Node\nmetadata: {name: a}\n" * 1000)
+    with pytest.raises(InvalidInput, match="cut short"):
+        read_documents(whole[:40], "cut.yaml.gz")
+    with pytest.raises(InvalidInput, match="more than 1,000 bytes uncompressed"):
+        read_documents(whole, "big.yaml.gz", max_bytes=1000)

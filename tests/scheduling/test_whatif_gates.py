@@ -188,3 +188,13 @@ def test_protecting_a_class_the_snapshot_lacks_is_refused_not_passed(
     assert run.returncode == BAD_INPUT
     assert "no PriorityClass named 'nonexistent-class'" in run.stderr
     assert "cat-1" in run.stderr  # the classes it does have are listed
+
+
+def test_whatif_reads_a_gzipped_snapshot(files: tuple[Path, Path], tmp_path: Path) -> None:
+    import gzip
+
+    packed = tmp_path / "demo.json.gz"
+    packed.write_bytes(gzip.compress(files[0].read_bytes()))
+    run = _whatif(str(packed), str(files[1]))
+    assert run.returncode == 0, run.stderr
+    assert "Preempts 1 pod on node-5." in run.stdout
