@@ -113,23 +113,36 @@ def snapshot_pod_filter_choices(*, snapshot: models.Snapshot) -> dict[str, list[
     }
 
 
-def snapshot_find(*, ref: str) -> models.Snapshot:
-    """A stored snapshot by id or by name, for the command line (every owner's).
+def snapshot_find(*, ref: str, owner: str | None = None) -> models.Snapshot:
+    """A stored snapshot by id or by name, for the command line: every owner's, or
+    ``owner``'s (a username) only.
 
-    A name several snapshots share means the newest ready one. LookupError says
-    what is wrong and what there is instead.
+    A name several snapshots share is not guessed: LookupError lists them (id, owner,
+    status) and asks for the id or --owner. LookupError says what is wrong and what
+    there is instead.
     """
-    snapshots = models.Snapshot.objects.all()
+    snapshots = models.Snapshot.objects.select_related("owner")
+    if owner is not None:
+        snapshots = snapshots.filter(owner__username=owner)
+    whose = f" of {owner!r}" if owner is not None else ""
     if ref.isdigit():
         found = snapshots.filter(pk=int(ref)).first()
     else:
-        named = snapshots.filter(name=ref)
-        found = named.filter(status=SnapshotStatus.READY).order_by("-created", "-pk").first()
-        found = found or named.order_by("-created", "-pk").first()
+        named = list(snapshots.filter(name=ref).order_by("-created", "-pk")[:11])
+        if len(named) > 1:
+            listed = "; ".join(
+                f"{s.pk} ({s.owner.get_username()}, {s.status}, {s.created:%Y-%m-%d %H:%M})"
+                for s in named[:10]
+            )
+            raise LookupError(
+                f"{len(named) if len(named) <= 10 else 'More than 10'} snapshots{whose} are "
+                f"named {ref!r}: {listed}. Give the id (--snapshot ID), or --owner USERNAME."
+            )
+        found = named[0] if named else None
     if found is None:
         names = list(snapshots.order_by("-created").values_list("pk", "name")[:10])
         known = "; ".join(f"{pk} {name!r}" for pk, name in names) or "none stored yet"
-        raise LookupError(f"No snapshot with id or name {ref!r}. Stored: {known}.")
+        raise LookupError(f"No snapshot{whose} with id or name {ref!r}. Stored: {known}.")
     if not found.is_ready:
         raise LookupError(
             f"Snapshot {found.pk} {found.name!r} is {found.status}; only a ready snapshot can be asked."

@@ -198,3 +198,36 @@ def test_whatif_reads_a_gzipped_snapshot(files: tuple[Path, Path], tmp_path: Pat
     run = _whatif(str(packed), str(files[1]))
     assert run.returncode == 0, run.stderr
     assert "Preempts 1 pod on node-5." in run.stdout
+
+
+@pytest.mark.django_db
+def test_a_name_two_snapshots_share_is_not_guessed(
+    demo_snapshot: Any, stranger: Any, files: tuple[Path, Path]
+) -> None:
+    """It used to pick the newest one silently, among every user's snapshots."""
+    from clusters.services import snapshot_load_demo
+
+    theirs = snapshot_load_demo(owner=stranger)
+    assert theirs.name == demo_snapshot.name
+    with pytest.raises(CommandError) as err:
+        call_command("whatif", "--snapshot", demo_snapshot.name, str(files[1]))
+    said = str(err.value)
+    assert err.value.returncode == BAD_INPUT
+    assert f"2 snapshots are named {demo_snapshot.name!r}" in said
+    assert f"{demo_snapshot.pk} (owner," in said and f"{theirs.pk} (stranger," in said
+    # --owner picks among that user's only.
+    out = StringIO()
+    call_command(
+        "whatif",
+        "--snapshot",
+        demo_snapshot.name,
+        "--owner",
+        "stranger",
+        str(files[1]),
+        "--format",
+        "json",
+        stdout=out,
+    )
+    assert json.loads(out.getvalue())["node"] == "node-5"
+    with pytest.raises(CommandError, match="No snapshot of 'nobody'"):
+        call_command("whatif", "--snapshot", str(theirs.pk), "--owner", "nobody", str(files[1]))

@@ -59,6 +59,11 @@ class Command(BaseCommand):
         parser.add_argument(
             "--snapshot", metavar="NAME|ID", help="ask a stored snapshot instead of files"
         )
+        parser.add_argument(
+            "--owner",
+            metavar="USERNAME",
+            help="with --snapshot: look among this user's snapshots only",
+        )
         parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
         parser.add_argument(
             "--recreate-victims",
@@ -116,7 +121,7 @@ class Command(BaseCommand):
                     returncode=gates.BAD_INPUT,
                 )
             try:
-                snapshot = snapshot_find(ref=options["snapshot"])
+                snapshot = snapshot_find(ref=options["snapshot"], owner=options["owner"])
             except LookupError as e:
                 raise CommandError(plain(e), returncode=gates.BAD_INPUT) from None
             objects = snapshot_objects(snapshot=snapshot)
