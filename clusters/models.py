@@ -23,6 +23,9 @@ class Snapshot(LeasedWork):
     name = models.CharField(max_length=200)
     created = models.DateTimeField(auto_now_add=True)
     ingested_at = models.DateTimeField(null=True, blank=True)
+    # When the dump was taken, as near as its objects say: their latest timestamp (a
+    # node's last heartbeat, a pod's start). Ages on the pages are counted from it.
+    taken_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(
         max_length=16, choices=SnapshotStatus.choices, default=SnapshotStatus.INGESTING
     )

@@ -9,6 +9,7 @@ import functools
 import gc
 import itertools
 import logging
+import re
 import time
 import uuid
 import zlib
@@ -17,6 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -626,6 +628,30 @@ def _no_cluster_message(skipped: Counter[str]) -> str:
     )
 
 
+# kubectl prints every metav1.Time this way (seconds, UTC): such strings sort as times.
+_KUBE_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
+_CONDITION_TIMES = ("lastHeartbeatTime", "lastTransitionTime", "lastProbeTime")
+
+
+def latest_timestamp(objects: list[dict[str, Any]]) -> datetime | None:
+    """The latest time any object records (creation, a pod's start, a condition's last
+    heartbeat or transition): about when the dump was taken."""
+    latest = ""
+    for obj in objects:
+        meta = obj.get("metadata")
+        found = [meta.get("creationTimestamp")] if isinstance(meta, dict) else []
+        status = obj.get("status")
+        if isinstance(status, dict):
+            found.append(status.get("startTime"))
+            for condition in status.get("conditions") or ():
+                if isinstance(condition, dict):
+                    found.extend(condition.get(k) for k in _CONDITION_TIMES)
+        for t in found:
+            if isinstance(t, str) and t > latest and _KUBE_TIME.fullmatch(t):
+                latest = t
+    return datetime.fromisoformat(latest) if latest else None
+
+
 def _namespaced_name(obj: dict[str, Any]) -> tuple[str, str]:
     """An object's (namespace, name) as the engine keys it; load_cluster refuses a missing name."""
     meta: dict[str, Any] = obj.get("metadata") or {}
@@ -648,6 +674,7 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
     for i, part in enumerate(parts):
         objects.extend(part.objects)
         origins.extend(itertools.repeat(i, len(part.objects)))
+    taken_at = latest_timestamp(objects)
     progress(40, f"Validating {len(objects):,} objects")
     try:
         cluster = load_cluster(objects)
@@ -720,6 +747,7 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
         snapshot.progress = 100
         snapshot.progress_note = ""
         snapshot.ingested_at = timezone.now()
+        snapshot.taken_at = taken_at
         snapshot.node_count = len(cluster.nodes)
         snapshot.pod_count = total_pods
         snapshot.pdb_count = len(cluster.pdbs)

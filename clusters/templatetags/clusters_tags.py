@@ -48,10 +48,12 @@ def human_duration(seconds: float) -> str:
 
 
 @register.filter
-def k8s_age(created: datetime | None) -> str:
+def k8s_age(created: datetime | None, taken_at: datetime | None = None) -> str:
+    """kubectl's AGE, as it was when the snapshot was taken (``taken_at``), not today:
+    a dump taken months ago shows the ages kubectl showed then."""
     if created is None:
         return "<unknown>"
-    return human_duration((timezone.now() - created).total_seconds())
+    return human_duration(((taken_at or timezone.now()) - created).total_seconds())
 
 
 @register.filter
