@@ -79,6 +79,9 @@ class Analysis(LeasedWork):
     kind = models.CharField(max_length=16, choices=AnalysisKind.choices, default=AnalysisKind.POD)
     recreate_victims = models.BooleanField(default=False)
     simulation = models.JSONField(null=True, blank=True)
+    # The lists' words for a workload's answer ("7 of 10 replicas run; 20 pods of 3 apps
+    # evicted; ..."): a workload is never summed up as one pod's outcome.
+    summary = models.CharField(max_length=500, blank=True, default="")
     # What was removed from the submission before it was stored (env values, envFrom,
     # last-applied annotations): clusters.ingest.scrub's report, shown on the page.
     scrubbed = models.JSONField(default=dict, blank=True)

@@ -16,6 +16,8 @@ from scheduling.models import Analysis, ShareLink
 def analysis_list(*, user: Any, snapshot: Snapshot | None = None) -> QuerySet[Analysis]:
     """The user's analyses (staff too: only their own), newest first, without their large columns."""
     qs = Analysis.objects.visible_to(user).without_payload().select_related("snapshot")
+    # "Explain this cycle" is a view of its workload's run, reached from it: not a row.
+    qs = qs.filter(parent__isnull=True)
     if snapshot is not None:
         qs = qs.filter(snapshot=snapshot)
     return qs
@@ -29,7 +31,10 @@ def analysis_rows(*, user: Any, snapshot: Snapshot | None = None) -> QuerySet[An
     return analysis_list(user=user, snapshot=snapshot).annotate(
         result_node=Coalesce(KT("explanation__node"), KT("explanation__result__node")),
         result_class=Coalesce(
-            KT("explanation__priority_class"), KT("explanation__result__priority_class")
+            KT("explanation__priority_class"),
+            KT("explanation__result__priority_class"),
+            # A workload: its first pod's class (a workload's pods share their template's).
+            KT("simulation__contract__pods__0__priority_class"),
         ),
         result_victims=Coalesce(
             KeyTransform("victims", "explanation"),

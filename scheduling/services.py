@@ -56,6 +56,7 @@ from scheduling.engine.workload import (
     workload_objects,
 )
 from scheduling.models import Analysis, ShareLink
+from scheduling.workload_presenters import workload_sentence
 from scheduling.workloads import WorkloadRun
 
 logger = logging.getLogger(__name__)
@@ -420,6 +421,13 @@ def workload_outcome(run: WorkloadRun) -> str:
     return Outcome.PREEMPTS if run.victims else Outcome.FITS
 
 
+def workload_summary(run: WorkloadRun) -> str:
+    """The lists' and the API's words for a workload's answer: the page's sentence, and
+    whether the victims' owners recreated them (two such runs must not look alike)."""
+    sentence = workload_sentence(run)
+    return f"{sentence}; victims recreated (the cascade)" if run.recreate_victims else sentence
+
+
 class _Progress:
     """on_cycle: writes the cycle reached to the row, at most every half second."""
 
@@ -670,6 +678,7 @@ def _workload_store(
         status=AnalysisStatus.DONE,
         error="",
         outcome=workload_outcome(run),
+        summary=workload_summary(run)[:500],
         simulation=stored,
         progress_cycle=len(run.cycles),
         finished_at=timezone.now(),

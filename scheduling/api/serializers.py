@@ -81,6 +81,12 @@ class AnalysisAcceptedSerializer(serializers.ModelSerializer[Analysis]):
 
 class AnalysisSerializer(AnalysisAcceptedSerializer):
     page_url = serializers.SerializerMethodField(help_text="The analysis' page in the browser.")
+    summary = serializers.CharField(
+        read_only=True,
+        help_text="A workload's answer in words (how many of its replicas run, what was "
+        "evicted, which PDBs were exceeded); read it rather than `outcome`, which for a "
+        "workload only says whether any replica was left pending. Empty for a pod.",
+    )
     snapshot = serializers.IntegerField(source="snapshot_id", read_only=True)
     pod = serializers.CharField(source="pod_key", read_only=True, help_text='"namespace/name"')
 
@@ -99,6 +105,7 @@ class AnalysisSerializer(AnalysisAcceptedSerializer):
             "recreate_victims",
             "progress_cycle",
             "outcome",
+            "summary",
             "created",
             "started_at",
             "finished_at",

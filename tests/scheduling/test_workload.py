@@ -527,3 +527,37 @@ def test_the_markdown_of_a_cascade_has_the_owners_table(tmp_path: Path, demo_sna
         owner, counts = line.rsplit(": ", 1)
         before, after = (int(n) for n in counts.split(" -> "))
         assert f"| `{owner}` | {before} | {after} |" in md.getvalue()
+
+
+def test_a_workload_is_summed_up_as_a_workload_in_the_list_and_the_api(
+    owner_client: Any, api: APIClient, demo_snapshot: Any
+) -> None:
+    """Not as one pod's outcome ("Unschedulable", class "—") when most replicas ran and
+    pods were evicted; a run with the cascade does not look like one without; and
+    "Explain this cycle" does not add a row of its own."""
+    plain = services.analysis_run(
+        analysis_id=services.analysis_create_workload(
+            snapshot=demo_snapshot, objects=[deployment(20)]
+        ).pk
+    )
+    cascade = services.analysis_run(
+        analysis_id=services.analysis_create_workload(
+            snapshot=demo_snapshot, objects=[deployment(20)], recreate_victims=True
+        ).pk
+    )
+    run = plain.run
+    assert run is not None and 0 < run.bound_count < 20 and run.victims
+    services.cycle_explanation_create(parent=plain, cycle=1)
+
+    html = owner_client.get(f"/snapshots/{demo_snapshot.pk}/analyses/").content.decode()
+    assert html.count("<tr>") - 1 == 2  # the two runs; the cycle's explanation is no row
+    words = f"{run.bound_count} of 20 replicas run; {len(run.victims)} pods"
+    assert words in html
+    assert "victims recreated (the cascade)" in html
+    assert 'badge outcome-unschedulable">Unschedulable' not in html
+    assert "<td>cat-3</td>" in html  # the workload's class, not "—"
+
+    listed = api.get(f"/api/snapshots/{demo_snapshot.pk}/analyses/").json()["results"]
+    assert {a["id"] for a in listed} == {plain.pk, cascade.pk}
+    mine = next(a for a in listed if a["id"] == plain.pk)
+    assert mine["summary"].startswith(words)
