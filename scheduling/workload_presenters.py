@@ -127,23 +127,110 @@ def _short(key: str) -> str:
     return key.split("/", 1)[-1]
 
 
+# Width of a label in SVG units: the pictures lay out from their labels' lengths, so a
+# 40-character node name gets the room it needs instead of being printed over its
+# neighbour. A generous per-character width for the sans-serif at these sizes (bold
+# included): a label is a little narrower than estimated, never wider.
+def text_width(text: str, size: float = 12) -> float:
+    return len(text) * size * 0.62
+
+
+_SEPARATORS = "-."
+
+
+def column_labels(names: Sequence[str], *, max_chars: int = 24) -> dict[str, str]:
+    """A short label per node name that still tells them apart: the part every name
+    shares at the start or the end (up to a '-' or '.') replaced by "…"
+    ("ci-ln-i7gzws2-8c773-jn5dn-worker-c547l" -> "…worker-c547l" beside its siblings),
+    cut in the middle beyond ``max_chars``. The whole name goes in a <title>."""
+    if len(names) < 2:
+        return {n: _middle_cut(n, max_chars) for n in names}
+    suffix = _shared_prefix([n[::-1] for n in names])[::-1]
+    # The shared end goes first ("….ec2.internal"); the shared start only if still long.
+    prefix = (
+        "" if max(len(n) - len(suffix) for n in names) + 1 <= max_chars else _shared_prefix(names)
+    )
+    out: dict[str, str] = {}
+    for n in names:
+        core = n[len(prefix) : len(n) - len(suffix)] if len(prefix) + len(suffix) < len(n) else n
+        label = ("…" if prefix and core != n else "") + core + ("…" if suffix and core != n else "")
+        out[n] = _middle_cut(label, max_chars)
+    if len(set(out.values())) < len(out):  # cutting made two alike: plain cuts instead
+        out = {n: _middle_cut(n, max_chars) for n in names}
+    return out
+
+
+def _shared_prefix(names: Sequence[str]) -> str:
+    """The longest start every name shares, ending just after a separator, leaving
+    a few characters of the segment that tells them apart."""
+    first = min(names)
+    last = max(names)
+    i = 0
+    while i < len(first) and i < len(last) and first[i] == last[i]:
+        i += 1
+    cut = max((j + 1 for j in range(i) if first[j] in _SEPARATORS), default=0)
+    # Keep the last shared segment when it is short: "worker-c547l" reads better than "c547l".
+    seg_start = max((j + 1 for j in range(cut - 1) if first[j] in _SEPARATORS), default=0)
+    if cut - seg_start <= 8:
+        cut = seg_start
+    return first[:cut]
+
+
+def _shortened(message: str, limit: int = 90) -> str:
+    """A FailedScheduling message cut at a word within ``limit`` characters, with "…" (the
+    whole of it is the label's <title>)."""
+    if len(message) <= limit:
+        return message
+    return message[:limit].rsplit(" ", 1)[0].rstrip(",.:;") + " …"
+
+
+def _middle_cut(text: str, max_chars: int) -> str:
+    if len(text) <= max_chars:
+        return text
+    keep = max_chars - 1
+    return text[: keep // 2] + "…" + text[len(text) - (keep - keep // 2) :]
+
+
 def run_svg(run: WorkloadRun, *, max_cycles: int = WORKLOAD_SVG_MAX_CYCLES) -> SafeString:
     """The run cycle by cycle: one row a cycle, one column a node; a filled dot where a
     pod was bound, a ring on the node it preempted on (with its victims), a cross for a
-    cycle that found nothing. Drawn on the server; no script needed."""
+    cycle that found nothing. Drawn on the server; no script needed. Laid out from its
+    labels' lengths: no label is printed over another, none is cut at the edge."""
     cycles = run.cycles[:max_cycles]
     nodes = sorted(
         {y.node for y in cycles if y.node} | {y.nominated_node for y in cycles if y.nominated_node}
     )
     col = {n: i for i, n in enumerate(nodes)}
-    left, top, col_w, row_h = 260, 70, 90, 24
-    width = left + col_w * max(len(nodes), 1) + 220
+    labels = column_labels(nodes)
+    row_texts = [
+        f"cycle {y.cycle} · {_short(y.pod)}" + (f" (try {y.attempt})" if y.attempt > 1 else "")
+        for y in cycles
+    ]
+    top, row_h = 70, 24
+    left = max(260, max((text_width(t) for t in row_texts), default=0) + 16)
+    col_w = max(90, max((text_width(lb, 12) for lb in labels.values()), default=0) + 14)
+    grid_right = left + col_w * max(len(nodes), 1)
+    right_texts = [
+        "evicts " + join_names([_short(v) for v in y.victims], limit=3)
+        for y in cycles
+        if y.result is CycleResult.PREEMPTED
+    ]
+    fail_texts = [
+        f"x {_shortened(y.message)}"
+        for y in cycles
+        if y.result not in (CycleResult.BOUND, CycleResult.PREEMPTED)
+    ]
+    width = max(
+        grid_right + 20 + max((text_width(t) for t in right_texts), default=0),
+        left + max((text_width(t) for t in fail_texts), default=0) + 10,
+        480,
+    )
     height = top + row_h * len(cycles) + 30
     parts = [
         format_html(
             '<svg class="run" id="run-svg" xmlns="http://www.w3.org/2000/svg" '
             'viewBox="0 0 {} {}" width="100%" role="img" aria-labelledby="run-title">',
-            width,
+            round(width),
             height,
         ),
         mark_safe(
@@ -160,27 +247,25 @@ def run_svg(run: WorkloadRun, *, max_cycles: int = WORKLOAD_SVG_MAX_CYCLES) -> S
     for n, i in col.items():
         parts.append(
             format_html(
-                '<text class="node" x="{}" y="{}" text-anchor="middle">{}</text>',
-                left + i * col_w + col_w // 2,
+                '<text class="node" x="{}" y="{}" text-anchor="middle"><title>{}</title>{}</text>',
+                round(left + i * col_w + col_w / 2, 1),
                 top - 14,
                 n,
+                labels[n],
             )
         )
     for r, y in enumerate(cycles):
         cy = top + r * row_h + row_h // 2
         parts.append(
             format_html(
-                '<g class="cycle" data-cycle="{}"><text x="0" y="{}" class="label">'
-                "cycle {} · {}{}</text>",
+                '<g class="cycle" data-cycle="{}"><text x="0" y="{}" class="label">{}</text>',
                 y.cycle,
                 cy + 4,
-                y.cycle,
-                _short(y.pod),
-                f" (try {y.attempt})" if y.attempt > 1 else "",
+                row_texts[r],
             )
         )
         if y.result is CycleResult.BOUND and y.node in col:
-            cx = left + col[y.node] * col_w + col_w // 2
+            cx = round(left + col[y.node] * col_w + col_w / 2, 1)
             parts.append(
                 format_html(
                     '<circle class="dot-bound" cx="{}" cy="{}" r="7"><title>{} bound to {} '
@@ -193,7 +278,7 @@ def run_svg(run: WorkloadRun, *, max_cycles: int = WORKLOAD_SVG_MAX_CYCLES) -> S
                 )
             )
         elif y.result is CycleResult.PREEMPTED and y.nominated_node in col:
-            cx = left + col[y.nominated_node] * col_w + col_w // 2
+            cx = round(left + col[y.nominated_node] * col_w + col_w / 2, 1)
             parts.append(
                 format_html(
                     '<circle class="dot-preempt" cx="{}" cy="{}" r="7"><title>{} preempts on '
@@ -204,7 +289,7 @@ def run_svg(run: WorkloadRun, *, max_cycles: int = WORKLOAD_SVG_MAX_CYCLES) -> S
                     y.pod,
                     y.nominated_node,
                     ", ".join(y.victims),
-                    left + col_w * max(len(nodes), 1) + 8,
+                    round(grid_right + 8, 1),
                     cy + 4,
                     join_names([_short(v) for v in y.victims], limit=3),
                 )
@@ -212,10 +297,11 @@ def run_svg(run: WorkloadRun, *, max_cycles: int = WORKLOAD_SVG_MAX_CYCLES) -> S
         else:
             parts.append(
                 format_html(
-                    '<text class="dot-fail" x="{}" y="{}">&#215; {}</text>',
-                    left,
+                    '<text class="dot-fail" x="{}" y="{}"><title>{}</title>&#215; {}</text>',
+                    round(left, 1),
                     cy + 4,
-                    y.message[:90],
+                    y.message,
+                    _shortened(y.message),
                 )
             )
         parts.append(mark_safe("</g>"))
@@ -234,18 +320,29 @@ def run_svg(run: WorkloadRun, *, max_cycles: int = WORKLOAD_SVG_MAX_CYCLES) -> S
 
 
 def nodes_svg(nodes: Sequence[NodeChange]) -> SafeString:
-    """Each touched node's CPU requests before the run and at its end, against allocatable."""
+    """Each touched node's CPU requests before the run and at its end, against
+    allocatable: its name on a line of its own above its two bars, whatever its length."""
     if not nodes:
         return mark_safe("")
-    left, bar_w, bar_h, gap = 150, 440, 16, 4
-    row_h = 2 * bar_h + gap + 14
+    left, bar_w, bar_h, gap, name_h = 60, 440, 16, 4, 18
+    row_h = name_h + 2 * bar_h + gap + 14
     height = 10 + row_h * len(nodes)
+    totals = [
+        f"cpu {format_quantity(used, 'cpu')} / {format_quantity(n.cpu_allocatable, 'cpu')} · "
+        + plural(count, "pod")
+        for n in nodes
+        for used, count in ((n.cpu_before, n.pods_before), (n.cpu_after, n.pods_after))
+    ]
+    width = max(
+        left + bar_w + 8 + max(text_width(t, 13) for t in totals) + 6,
+        max(text_width(n.node, 13) for n in nodes) + 10,
+    )
     parts = [
         format_html(
             '<svg class="capacity" id="nodes-svg" xmlns="http://www.w3.org/2000/svg" '
             'viewBox="0 0 {} {}" width="100%" role="img" aria-label="CPU requests per node '
             'before and after the run">',
-            left + bar_w + 200,
+            round(width),
             height,
         )
     ]
@@ -256,13 +353,13 @@ def nodes_svg(nodes: Sequence[NodeChange]) -> SafeString:
         for j, (label, used, cls) in enumerate(
             (("before", n.cpu_before, "seg-other"), ("after", n.cpu_after, "seg-pod"))
         ):
-            yy = y + j * (bar_h + gap)
+            yy = y + name_h + j * (bar_h + gap)
             parts.append(
                 format_html(
                     '<text x="{}" y="{}" class="when">{}</text><rect class="track" x="{}" '
                     'y="{}" width="{}" height="{}"/><rect class="{}" x="{}" y="{}" width="{}" '
                     'height="{}"/><text x="{}" y="{}" class="total">cpu {} / {} · {}</text>',
-                    left - 46,
+                    0,
                     yy + 12,
                     label,
                     left,

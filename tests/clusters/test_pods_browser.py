@@ -34,7 +34,7 @@ def _assert_in_sync(page: Any) -> None:
     assert {k: v for k, v in controls.items() if v} == {
         k: v for k, v in query.items() if k in controls
     }
-    nodes = page.locator("#pods tbody td:nth-child(7)").all_inner_texts()
+    nodes = page.locator("#pods tbody td:nth-child(6)").all_inner_texts()
     if query.get("node"):
         assert nodes and all(n == query["node"] for n in nodes)
     namespaces = [
@@ -72,7 +72,7 @@ def test_controls_follow_the_url_through_links_and_back(
     page.wait_for_url("**sort=-priority")
     _assert_in_sync(page)
 
-    page.locator("#pods tbody td:nth-child(7) a", has_text="node-2").first.click()
+    page.locator("#pods tbody td:nth-child(6) a", has_text="node-2").first.click()
     page.wait_for_url("**node=node-2**")
     assert _query(page) == {"namespace": "shop", "node": "node-2", "sort": "-priority"}
     _assert_in_sync(page)

@@ -42,7 +42,7 @@ def many(owner: Any) -> Any:
 
 
 def _names(body: str) -> list[str]:
-    return re.findall(r"/<strong>([^<]+)</strong>", body)
+    return re.findall(r"/</span><strong>([^<]+)</strong>", body)
 
 
 def test_name_contains(owner_client: Any, many: Any) -> None:

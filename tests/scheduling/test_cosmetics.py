@@ -81,7 +81,7 @@ def test_names_and_counts_stay_on_one_line(live_server: Any, page: Any, demo_sna
     for cell in page.locator("#nodes tbody td:nth-child(4)").all():  # "5 / 110"
         assert cell.evaluate(lines) == 1, cell.inner_text()
     page.goto(f"{live_server.url}/snapshots/{demo_snapshot.pk}/pods/")
-    for cell in page.locator("#pods tbody td:nth-child(7)").all():  # "node-1"
+    for cell in page.locator("#pods tbody td:nth-child(6)").all():  # "node-1"
         assert cell.evaluate(lines) == 1, cell.inner_text()
 
 

@@ -1,0 +1,148 @@
+"""Every page kind read at 1366 x 900 on the two real clusters' dumps and on the demo:
+nothing wider than the window, and the headline's words right. Real node names have
+20-40 characters (the demo's six); real clusters start dozens of pods in one second."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from clusters import services as cluster_services
+from clusters.models import Pod
+from scheduling import services
+from tests.conftest import browser_login
+
+pytestmark = pytest.mark.browser
+
+REAL = Path(__file__).resolve().parent / "fixtures" / "realworld"
+WIDTH, HEIGHT = 1366, 900
+
+# Every pair of text labels of one picture whose boxes overlap (by more than a pixel),
+# and every label cut at the picture's edge: what a reader could not read.
+OVERLAPPING_LABELS = """() => {
+  const out = [];
+  for (const svg of document.querySelectorAll("svg")) {
+    const frame = svg.getBoundingClientRect();
+    for (const t of svg.querySelectorAll("text")) {
+      const r = t.getBoundingClientRect();
+      if (r.width > 0 && (r.right > frame.right + 1 || r.left < frame.left - 1)) {
+        out.push(t.textContent.trim() + " | cut at the picture's edge");
+      }
+    }
+    const boxes = [...svg.querySelectorAll("text")]
+      .map(t => [t.textContent.trim(), t.getBoundingClientRect()])
+      .filter(([text, r]) => text && r.width > 0 && r.height > 0);
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const [a, ra] = boxes[i], [b, rb] = boxes[j];
+        const w = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+        const h = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+        if (w > 1 && h > 1) out.push(a + " | " + b);
+      }
+    }
+  }
+  return out;
+}"""
+
+
+def _pod(name: str, cpu: str, klass: str = "openshift-user-critical") -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "labels": {"app": name}},
+        "spec": {
+            "priorityClassName": klass,
+            "containers": [
+                {"name": "main", "resources": {"requests": {"cpu": cpu, "memory": "2Gi"}}}
+            ],
+        },
+    }
+
+
+def _deployment(replicas: int, klass: str) -> dict[str, Any]:
+    template = _pod("rollout", "1500m", klass)
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "rollout", "namespace": "default"},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": "rollout"}},
+            "template": {"metadata": {"labels": {"app": "rollout"}}, "spec": template["spec"]},
+        },
+    }
+
+
+def _pages(snapshot: Any, klass: str) -> list[str]:
+    single = services.analysis_run(
+        analysis_id=services.analysis_create(snapshot=snapshot, pod=_pod("big", "3", klass)).pk
+    )
+    plain = services.analysis_run(
+        analysis_id=services.analysis_create_workload(
+            snapshot=snapshot, objects=[_deployment(12, klass)]
+        ).pk
+    )
+    cascade = services.analysis_run(
+        analysis_id=services.analysis_create_workload(
+            snapshot=snapshot, objects=[_deployment(12, klass)], recreate_victims=True
+        ).pk
+    )
+    link = services.share_link_create(analysis=single)
+    pod = Pod.objects.filter(snapshot=snapshot).order_by("-priority", "name").first()
+    assert pod is not None
+    base = f"/snapshots/{snapshot.pk}"
+    return [
+        f"{base}/",
+        f"{base}/nodes/",
+        f"{base}/pods/",
+        f"{base}/pdbs/",
+        f"{base}/analyses/",
+        f"{base}/analyses/new/",
+        f"{base}/pods/{pod.pk}/what-if/",
+        single.get_absolute_url(),
+        plain.get_absolute_url(),
+        cascade.get_absolute_url(),
+        link.get_absolute_url(),
+        "/analyses/",
+        "/snapshots/",
+    ]
+
+
+def _real(owner: Any, cluster: str) -> Any:
+    data = gzip.decompress((REAL / cluster / "snapshot.json.gz").read_bytes())
+    return cluster_services.snapshot_create(
+        owner=owner,
+        name=cluster,
+        files=[cluster_services.UploadedFile(name="snapshot.json", data=data)],
+        run_async=False,
+    )
+
+
+@pytest.mark.parametrize("cluster", ["ocp-aws", "ocp-vsphere", "demo"])
+def test_every_page_fits_1366_pixels(
+    live_server: Any, browser: Any, owner: Any, cluster: str
+) -> None:
+    snapshot = (
+        cluster_services.snapshot_load_demo(owner=owner)
+        if cluster == "demo"
+        else _real(owner, cluster)
+    )
+    paths = _pages(snapshot, "cat-3" if cluster == "demo" else "openshift-user-critical")
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+    page = context.new_page()
+    try:
+        browser_login(page, live_server, "owner")
+        too_wide, overlapping = [], []
+        for path in paths:
+            page.goto(f"{live_server.url}{path}")
+            width = page.evaluate("() => document.documentElement.scrollWidth")
+            if width > WIDTH:
+                too_wide.append((path, width))
+            overlapping += [(path, pair) for pair in page.evaluate(OVERLAPPING_LABELS)]
+        assert too_wide == [], "\n".join(f"{p}: {w}px" for p, w in too_wide)
+        assert overlapping == [], "\n".join(f"{p}: {pair}" for p, pair in overlapping[:20])
+    finally:
+        context.close()
