@@ -703,6 +703,34 @@ def analysis_fail(*, analysis_id: int, error: str) -> Analysis:
     return Analysis.objects.get(pk=analysis_id)
 
 
+def analysis_delete(*, analysis: Analysis) -> None:
+    """Deletes the analysis with its share links (they answer 404 from then on) and its
+    cycle explanations. A worker still running it finds no row to write to."""
+    analysis.delete()
+
+
+def analysis_rerun(*, analysis: Analysis, snapshot: Snapshot) -> Analysis:
+    """The same what-if (the same pod, or the same workload objects and cascade choice)
+    queued on ``snapshot``: PodRejected when that snapshot cannot take it (a class it
+    lacks)."""
+    if analysis.is_workload:
+        return analysis_create_workload(
+            snapshot=snapshot,
+            objects=analysis.pod["objects"],
+            recreate_victims=analysis.recreate_victims,
+            source=analysis.source,
+        )
+    return analysis_create(snapshot=snapshot, pod=analysis.pod, source=analysis.source)
+
+
+def analysis_manifest(*, analysis: Analysis) -> str:
+    """What was submitted, as the YAML to paste into the what-if form again."""
+    import yaml
+
+    objects = analysis.pod["objects"] if analysis.is_workload else [analysis.pod]
+    return yaml.safe_dump_all(objects, sort_keys=False)
+
+
 def analysis_retry(*, analysis: Analysis) -> Analysis:
     """Queues a failed analysis again (after a fix to the engine or a lost worker).
 

@@ -36,6 +36,13 @@ urlpatterns = [
         name="analysis-cycle-explain",
     ),
     path("analyses/<int:analysis_id>/retry/", views.analysis_retry, name="analysis-retry"),
+    path("analyses/<int:analysis_id>/delete/", views.analysis_delete, name="analysis-delete"),
+    path("analyses/<int:analysis_id>/rerun/", views.analysis_rerun, name="analysis-rerun"),
+    path(
+        "analyses/<int:analysis_id>/export.<str:fmt>",
+        views.analysis_export,
+        name="analysis-export",
+    ),
     path(
         "analyses/<int:analysis_id>/share-links/",
         views.share_link_create,

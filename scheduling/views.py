@@ -7,6 +7,7 @@ hx-get has an href and every hx-post form works as a plain POST.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -20,13 +21,13 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
 from clusters.demo import demo_cat3_pod
 from clusters.models import Pod as PodRow
 from clusters.models import Snapshot
-from clusters.selectors import pod_manifest, snapshot_demo_find, snapshot_get
+from clusters.selectors import pod_manifest, snapshot_demo_find, snapshot_get, snapshot_list
 from clusters.services import snapshot_load_demo
 from config.faults import BrokerUnavailable
 from scheduling import presenters, rendered_cache, selectors, services, workload_presenters
@@ -41,7 +42,9 @@ from scheduling.constants import (
 )
 from scheduling.engine import CandidateRecord, Explanation
 from scheduling.forms import CloneForm, ManifestForm, PodForm, ScaleUpForm
+from scheduling.markdown_report import render_markdown, render_workload_markdown
 from scheduling.models import Analysis
+from scheduling.report_escaping import md_text
 from scheduling.workloads import WorkloadRun
 
 STOP_POLLING = 286
@@ -123,7 +126,15 @@ def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
     mode = request.POST.get("mode") or request.GET.get("mode") or "manifest"
     if mode not in NEW_ANALYSIS_MODES:
         mode = "manifest"
-    initial = _example(snapshot) if request.GET.get("example") else {}
+    initial: dict[str, Any] = _example(snapshot) if request.GET.get("example") else {}
+    if request.GET.get("from"):
+        # "Edit and run again": the form starts from what an earlier what-if submitted.
+        earlier = selectors.analysis_get(user=request.user, analysis_id=request.GET["from"])
+        initial = {
+            "manifest": services.analysis_manifest(analysis=earlier),
+            "recreate_victims": earlier.recreate_victims,
+        }
+        mode = "manifest"
     if request.method == "POST":
         # The tab not submitted shows what it holds again, without being checked.
         initial = request.POST.dict()
@@ -432,7 +443,14 @@ def analysis_detail(request: HtmxHttpRequest, analysis_id: int) -> HttpResponse:
         template="scheduling/analysis_detail.html",
         page_url=light.get_absolute_url(),
         shared=False,
-        extra=lambda a: {"share_links": _share_links(request, a)},
+        extra=lambda a: {
+            "share_links": _share_links(request, a),
+            "other_snapshots": [
+                s
+                for s in snapshot_list(user=request.user).filter(status="ready")[:50]
+                if s.pk != a.snapshot_id
+            ],
+        },
     )
 
 
@@ -559,3 +577,53 @@ def shared_rejected_nodes(request: HtmxHttpRequest, token: str, group: int) -> H
         page_url=reverse("scheduling:share", args=[token]),
         shared=True,
     )
+
+
+# --- everyday actions on one analysis ------------------------------------------------------
+
+
+@require_POST
+def analysis_delete(request: HttpRequest, analysis_id: int) -> HttpResponse:
+    analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
+    snapshot_id = analysis.snapshot_id
+    services.analysis_delete(analysis=analysis)
+    messages.info(request, f"The analysis of {analysis.pod_key} and its share links are deleted.")
+    return HttpResponseRedirect(reverse("scheduling:analysis-list", args=[snapshot_id]))
+
+
+@require_POST
+def analysis_rerun(request: HttpRequest, analysis_id: int) -> HttpResponse:
+    analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
+    target = snapshot_get(user=request.user, snapshot_id=request.POST.get("snapshot") or 0)
+    try:
+        again = services.analysis_rerun(analysis=analysis, snapshot=target)
+    except services.PodRejected as e:
+        messages.error(request, f"It cannot run on {target.name}: {e.message}")
+        return HttpResponseRedirect(analysis.get_absolute_url())
+    return HttpResponseRedirect(again.get_absolute_url())
+
+
+@require_GET
+def analysis_export(request: HttpRequest, analysis_id: int, fmt: str) -> HttpResponse:
+    """The answer as a file: the result contract (JSON, as the API and whatif --format
+    json give it) or the pull-request comment (markdown, as whatif --format markdown)."""
+    analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
+    if not analysis.is_done or analysis.result is None:
+        raise Http404("The analysis has no result yet.")
+    stem = f"whatif-{analysis.pk}"
+    if fmt == "json":
+        body = json.dumps(analysis.result, indent=2) + "\n"
+        response = HttpResponse(body, content_type="application/json")
+    else:
+        name = f"snapshot {analysis.snapshot_id} “{md_text(analysis.snapshot.name)}”"
+        run = analysis.run
+        ex = analysis.explained
+        if run is not None:
+            body = render_workload_markdown(run, snapshot=name, gate_failures=[])
+        elif ex is not None:
+            body = render_markdown(ex, snapshot=name, gate_failures=[])
+        else:
+            raise Http404("The analysis has no result yet.")
+        response = HttpResponse(body, content_type="text/markdown; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{stem}.{fmt}"'
+    return response

@@ -119,7 +119,7 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
 
 
-class AnalysisDetail(generics.RetrieveAPIView[Analysis]):
+class AnalysisDetail(generics.RetrieveDestroyAPIView[Analysis]):
     """A finished analysis is rendered once per web process and served from memory after
     that, with an ETag (If-None-Match answers 304): polling clients never rebuild it."""
 
@@ -127,6 +127,9 @@ class AnalysisDetail(generics.RetrieveAPIView[Analysis]):
 
     def get_object(self) -> Analysis:
         return selectors.analysis_get(user=self.request.user, analysis_id=self.kwargs["pk"])
+
+    def perform_destroy(self, instance: Analysis) -> None:
+        services.analysis_delete(analysis=instance)
 
     def get_serializer_class(self) -> Any:
         if self.request.query_params.get("view") == "compact":
