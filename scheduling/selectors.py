@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import QuerySet
@@ -10,6 +11,7 @@ from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from clusters.models import Snapshot
+from scheduling.constants import AnalysisKind, Outcome
 from scheduling.models import Analysis, ShareLink
 
 
@@ -94,3 +96,43 @@ def shared_analysis_get(*, token: str, light: bool = False) -> Analysis:
     if link is None or not token:
         raise Http404("This link does not exist or was revoked.")
     return link.analysis
+
+
+@dataclass(frozen=True)
+class AnalysisFilters:
+    """What the analyses list is narrowed to: part of the pod's (or workload's) name,
+    one outcome, one class, one snapshot (the all-analyses list). Read from the query
+    string; an unknown value narrows nothing."""
+
+    name: str = ""
+    outcome: str = ""
+    klass: str = ""
+    snapshot: int | None = None
+
+    @classmethod
+    def from_query(cls, query: Any) -> AnalysisFilters:
+        outcome = str(query.get("outcome") or "")
+        snapshot = str(query.get("snapshot") or "")
+        return cls(
+            name=str(query.get("q") or "").strip()[:200],
+            outcome=outcome if outcome in {*Outcome.values, "workload"} else "",
+            klass=str(query.get("class") or "").strip()[:253],
+            snapshot=int(snapshot) if snapshot.isdigit() else None,
+        )
+
+    @property
+    def active(self) -> bool:
+        return bool(self.name or self.outcome or self.klass or self.snapshot)
+
+    def apply(self, rows: QuerySet[Analysis]) -> QuerySet[Analysis]:
+        if self.name:
+            rows = rows.filter(pod_key__icontains=self.name)
+        if self.outcome == "workload":
+            rows = rows.filter(kind=AnalysisKind.WORKLOAD)
+        elif self.outcome:
+            rows = rows.filter(outcome=self.outcome, kind=AnalysisKind.POD)
+        if self.klass:
+            rows = rows.filter(**{"result_class": self.klass})  # analysis_rows annotates it
+        if self.snapshot is not None:
+            rows = rows.filter(snapshot_id=self.snapshot)
+        return rows

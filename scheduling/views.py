@@ -39,6 +39,7 @@ from scheduling.constants import (
     WORKLOAD_ROWS_PER_PAGE,
     AnalysisSource,
     AnalysisStatus,
+    Outcome,
 )
 from scheduling.engine import CandidateRecord, Explanation
 from scheduling.forms import CloneForm, ManifestForm, PodForm, ScaleUpForm
@@ -246,11 +247,20 @@ def analysis_list(request: HttpRequest, snapshot_id: int | None = None) -> HttpR
     snapshot = (
         None if snapshot_id is None else snapshot_get(user=request.user, snapshot_id=snapshot_id)
     )
-    analyses = selectors.analysis_rows(user=request.user, snapshot=snapshot)
+    filters = selectors.AnalysisFilters.from_query(request.GET)
+    analyses = filters.apply(selectors.analysis_rows(user=request.user, snapshot=snapshot))
     page = Paginator(analyses, 50).get_page(request.GET.get("page"))
-    return TemplateResponse(
-        request, "scheduling/analysis_list.html", {"snapshot": snapshot, "page": page}
-    )
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {
+        "snapshot": snapshot,
+        "page": page,
+        "filters": filters,
+        "query": query.urlencode(),
+        "outcomes": [*Outcome.choices, ("workload", "A workload")],
+        "snapshots": [] if snapshot else snapshot_list(user=request.user)[:200],
+    }
+    return TemplateResponse(request, "scheduling/analysis_list.html", context)
 
 
 # --- the result -------------------------------------------------------------------------------

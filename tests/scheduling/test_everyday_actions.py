@@ -4,6 +4,7 @@ snapshot, take it away as a file, delete it (and its share links)."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -118,3 +119,27 @@ def test_a_workload_edits_and_reruns_with_its_objects(
     again = services.analysis_rerun(analysis=analysis, snapshot=other)
     assert again.recreate_victims and again.pod["objects"] == analysis.pod["objects"]
     assert yaml.safe_load(services.analysis_manifest(analysis=analysis))["kind"] == "Deployment"
+
+
+def test_the_analyses_list_filters_by_name_outcome_class_and_snapshot(
+    owner_client: Any, owner: Any, demo_snapshot: Any
+) -> None:
+    preempts = _done(demo_snapshot)  # cat-3 on the demo: preempts
+    other = snapshot_load_demo(owner=owner)
+    small = demo_cat3_pod()
+    small["metadata"]["name"] = "lemon-0"
+    small["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "10m"}}
+    small["spec"]["priorityClassName"] = "cat-1"
+    fits = services.analysis_run(analysis_id=services.analysis_create(snapshot=other, pod=small).pk)
+    assert (preempts.outcome, fits.outcome) == ("preempts", "fits")
+
+    def listed(query: str) -> list[str]:
+        body = owner_client.get(f"/analyses/?{query}").content.decode()
+        return sorted(re.findall(r"<code>(default/[a-z]+-0)</code></a>", body))
+
+    assert listed("") == ["default/lemon-0", "default/orange-0"]
+    assert listed("q=lemon") == ["default/lemon-0"]
+    assert listed("outcome=preempts") == ["default/orange-0"]
+    assert listed("class=cat-1") == ["default/lemon-0"]
+    assert listed(f"snapshot={demo_snapshot.pk}") == ["default/orange-0"]
+    assert listed("outcome=nonsense") == ["default/lemon-0", "default/orange-0"]
