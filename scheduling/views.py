@@ -320,6 +320,8 @@ def workload_context(
         "run": run,
         "sentence": workload_presenters.workload_sentence(run),
         "stop_text": workload_presenters.stop_reason_text(run),
+        "cascade": workload_presenters.cascade_sentence(run),
+        "glossary": workload_presenters.glossary(run),
         "pdb_paragraphs": [(r, workload_presenters.pdb_paragraph(r)) for r in run.pdb_report],
         "victim_page": presenters.paginate(
             workload_presenters.victim_groups(run),

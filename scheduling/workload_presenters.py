@@ -38,6 +38,21 @@ def workload_sentence(run: WorkloadRun) -> str:
     return sentence
 
 
+def cascade_sentence(run: WorkloadRun) -> str:
+    """With the victims recreated: the owners that ended with fewer pods running than
+    they had, the key fact of a cascade ("router-default 2 -> 0 running"), for the
+    headline; "" without the cascade or when every owner got its pods back."""
+    if not run.recreate_victims:
+        return ""
+    lost = [o for o in run.owners if o.after < o.before]
+    if not lost:
+        return "With the victims recreated by their controllers, every owner ends as it began."
+    shown = join_names(
+        [f"{o.namespace}/{o.owner} {o.before} → {o.after} running" for o in lost], limit=4
+    )
+    return f"With the victims recreated by their controllers, {plural(len(lost), 'owner')} end with fewer pods running: {shown}."
+
+
 def stop_reason_text(run: WorkloadRun) -> str:
     reason = run.stop_reason.value
     if reason == "queue-empty":
@@ -52,6 +67,32 @@ def stop_reason_text(run: WorkloadRun) -> str:
         "cascade of recreated victims would otherwise go on. Its result up to there is "
         "shown; it is not a failure."
     )
+
+
+# kube-scheduler's own words a reader meets on a workload page, and what they mean.
+_GLOSSARY = (
+    (
+        "5-minute leftover flush",
+        "kube-scheduler moves a pod that has waited 5 minutes in its unschedulable queue "
+        "back for another try, whether or not the cluster changed (the flush).",
+    ),
+    (
+        "no new claims to deallocate",
+        "the DynamicResources plugin's part of every v1.35 FailedScheduling message: no "
+        "pod here uses devices (ResourceClaims), so there is nothing it could free.",
+    ),
+    (
+        "untolerated taint",
+        "the node carries a taint (control-plane nodes do, not-ready nodes get one) that "
+        "the pod does not tolerate, so it is never a candidate, with or without preemption.",
+    ),
+)
+
+
+def glossary(run: WorkloadRun) -> list[tuple[str, str]]:
+    """The words of _GLOSSARY that this run's page shows, with what they mean."""
+    shown = stop_reason_text(run) + " ".join(y.message for y in run.cycles if y.message)
+    return [(term, meaning) for term, meaning in _GLOSSARY if term in shown]
 
 
 def pdb_paragraph(report: PDBReport) -> str:

@@ -561,3 +561,45 @@ def test_a_workload_is_summed_up_as_a_workload_in_the_list_and_the_api(
     assert {a["id"] for a in listed} == {plain.pk, cascade.pk}
     mine = next(a for a in listed if a["id"] == plain.pk)
     assert mine["summary"].startswith(words)
+
+
+def test_the_cascade_is_said_in_the_headline_not_only_far_below(
+    owner_client: Any, demo_snapshot: Any
+) -> None:
+    cascade = services.analysis_run(
+        analysis_id=services.analysis_create_workload(
+            snapshot=demo_snapshot, objects=[deployment(20)], recreate_victims=True
+        ).pk
+    )
+    plain = services.analysis_run(
+        analysis_id=services.analysis_create_workload(
+            snapshot=demo_snapshot, objects=[deployment(20)]
+        ).pk
+    )
+    run = cascade.run
+    assert run is not None
+    lost = [o for o in run.owners if o.after < o.before]
+    assert lost  # the demo's rollout leaves some owner short
+    html = owner_client.get(cascade.get_absolute_url()).content.decode()
+    headline = html[html.index('id="verdict"') : html.index('id="run-picture"')]
+    assert 'id="cascade"' in headline
+    for o in lost[:4]:
+        assert f"{o.namespace}/{o.owner} {o.before} → {o.after} running" in headline
+    assert 'id="cascade"' not in owner_client.get(plain.get_absolute_url()).content.decode()
+
+
+def test_kube_scheduler_s_jargon_on_the_page_is_explained(
+    owner_client: Any, demo_snapshot: Any
+) -> None:
+    a = services.analysis_run(
+        analysis_id=services.analysis_create_workload(
+            snapshot=demo_snapshot, objects=[deployment(20)]
+        ).pk
+    )
+    run = a.run
+    assert run is not None and run.stop_reason.value == "no-progress-after-flush"
+    html = owner_client.get(a.get_absolute_url()).content.decode()
+    glossary = html[html.index('id="glossary"') :][:1500]
+    assert "“5-minute leftover flush”" in glossary and "5 minutes in its unschedulable" in glossary
+    if any("no new claims to deallocate" in y.message for y in run.cycles):
+        assert "“no new claims to deallocate”" in glossary
