@@ -115,7 +115,9 @@ class ManifestForm(forms.Form):
         required=False,
         label="Recreate victims (workloads)",
         help_text="A victim owned by a ReplicaSet, StatefulSet, Job or DaemonSet comes back as "
-        "a new pending pod, as its controller would make it: see what each owner really loses.",
+        "a new pending pod, as its controller would make it: see what each owner really loses. "
+        "A single Pod with this ticked runs as a one-replica workload (the cascade needs "
+        "kube-scheduler's loop), so its answer is the workload page, not the node-by-node one.",
     )
 
     def __init__(self, *args: Any, snapshot: Snapshot, **kwargs: Any) -> None:

@@ -460,6 +460,22 @@ class VictimRow:
     requests_text: str
 
 
+def victim_notes(ex: Explanation) -> list[str]:
+    """What evicting a victim really does when its owner puts it straight back: a
+    DaemonSet's pod is made again for the same node (it is pinned there), where the
+    preemptor now holds the room, so it stays pending and the node loses its daemon."""
+    notes = []
+    for v in ex.victim_details:
+        if (v.owner or "").startswith("DaemonSet/"):
+            notes.append(
+                f"{v.key} belongs to {v.owner}: the DaemonSet makes it again for "
+                f"{ex.node} itself (its pods are pinned to their node), where it no longer "
+                "fits while the preempting pod runs, so it stays pending and the node goes "
+                "without that daemon."
+            )
+    return notes
+
+
 def victim_rows(ex: Explanation) -> list[VictimRow]:
     return [VictimRow(v, format_requests(v.requests)) for v in ex.victim_details]
 

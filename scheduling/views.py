@@ -356,6 +356,7 @@ def result_context(ex: Explanation, *, cpage: str | None = None) -> dict[str, An
         "sentence": presenters.outcome_sentence(ex),
         "why": presenters.why_sentence(ex),
         "notices": presenters.input_notices(ex),
+        "victim_notes": presenters.victim_notes(ex),
         "event_reason": reason,
         "event_message": message,
         "score_table": presenters.score_table(ex),

@@ -410,3 +410,23 @@ def test_it_notes_where_the_real_filter_phase_would_have_stopped() -> None:
         filter_sampling=FilterSampling(nodes_evaluated=50, feasible_nodes=50, nodes_to_find=50),
     )
     assert presenters.sampling_notes(few) == []
+
+
+def test_a_daemonset_victim_is_said_to_come_back_on_the_same_full_node() -> None:
+    from clusters.demo import demo_cat3_pod, demo_objects
+    from scheduling.engine import analyze
+
+    objects = demo_objects()
+    items = objects["items"]
+    ex = analyze(objects, demo_cat3_pod()).explanation
+    (victim,) = ex.victim_details
+    assert presenters.victim_notes(ex) == []  # a ReplicaSet's pod goes elsewhere
+    for obj in items:  # the same victim, owned by a DaemonSet
+        if obj.get("kind") == "Pod" and obj["metadata"]["name"] == victim.name:
+            obj["metadata"]["ownerReferences"] = [
+                {"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "log-agent", "uid": "u"}
+            ]
+    ex = analyze(objects, demo_cat3_pod()).explanation
+    (note,) = presenters.victim_notes(ex)
+    assert note.startswith(f"{victim.key} belongs to DaemonSet/log-agent")
+    assert f"for {ex.node} itself" in note and "stays pending" in note

@@ -603,3 +603,19 @@ def test_kube_scheduler_s_jargon_on_the_page_is_explained(
     assert "“5-minute leftover flush”" in glossary and "5 minutes in its unschedulable" in glossary
     if any("no new claims to deallocate" in y.message for y in run.cycles):
         assert "“no new claims to deallocate”" in glossary
+
+
+def test_one_pod_with_recreated_victims_says_it_ran_as_a_workload(
+    owner_client: Any, demo_snapshot: Any
+) -> None:
+    from clusters.demo import demo_cat3_pod
+
+    r = owner_client.post(
+        f"/snapshots/{demo_snapshot.pk}/analyses/new/",
+        {"mode": "manifest", "manifest": yaml.safe_dump(demo_cat3_pod()), "recreate_victims": "on"},
+    )
+    a = Analysis.objects.get()
+    assert r.status_code == 302 and a.kind == "workload"
+    services.analysis_run(analysis_id=a.pk)
+    html = owner_client.get(a.get_absolute_url()).content.decode()
+    assert 'id="one-pod-workload"' in html and "one-replica workload" in html
