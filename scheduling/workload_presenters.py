@@ -4,6 +4,7 @@ words, the victims by owner, the picture of the run. The page, the shared page a
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -232,17 +233,36 @@ def _middle_cut(text: str, max_chars: int) -> str:
     return text[: keep // 2] + "…" + text[len(text) - (keep - keep // 2) :]
 
 
+# Beyond this many nodes the run picture gives the busiest their own column and the
+# rest one shared column (60 columns would shrink every label past reading).
+RUN_SVG_MAX_NODE_COLUMNS = 12
+
+
 def run_svg(run: WorkloadRun, *, max_cycles: int = WORKLOAD_SVG_MAX_CYCLES) -> SafeString:
     """The run cycle by cycle: one row a cycle, one column a node; a filled dot where a
     pod was bound, a ring on the node it preempted on (with its victims), a cross for a
     cycle that found nothing. Drawn on the server; no script needed. Laid out from its
     labels' lengths: no label is printed over another, none is cut at the edge."""
     cycles = run.cycles[:max_cycles]
-    nodes = sorted(
-        {y.node for y in cycles if y.node} | {y.nominated_node for y in cycles if y.nominated_node}
-    )
+    touched: Counter[str] = Counter()
+    for y in cycles:
+        where = y.node or y.nominated_node
+        if where:
+            touched[where] += 1
+    nodes = sorted(touched)
+    others: list[str] = []
+    if len(nodes) > RUN_SVG_MAX_NODE_COLUMNS:
+        # The busiest nodes get a column each; the rest share the last one, and say so.
+        busiest = sorted(touched, key=lambda n: (-touched[n], n))[: RUN_SVG_MAX_NODE_COLUMNS - 1]
+        others = sorted(set(nodes) - set(busiest))
+        nodes = sorted(busiest)
     col = {n: i for i, n in enumerate(nodes)}
     labels = column_labels(nodes)
+    if others:
+        other_label = f"+{len(others)} other nodes"
+        for n in others:
+            col[n] = len(nodes)
+        labels[other_label] = other_label
     row_texts = [
         f"cycle {y.cycle} · {_short(y.pod)}" + (f" (try {y.attempt})" if y.attempt > 1 else "")
         for y in cycles
@@ -250,7 +270,8 @@ def run_svg(run: WorkloadRun, *, max_cycles: int = WORKLOAD_SVG_MAX_CYCLES) -> S
     top, row_h = 70, 24
     left = max(260, max((text_width(t) for t in row_texts), default=0) + 16)
     col_w = max(90, max((text_width(lb, 12) for lb in labels.values()), default=0) + 14)
-    grid_right = left + col_w * max(len(nodes), 1)
+    columns = len(nodes) + (1 if others else 0)
+    grid_right = left + col_w * max(columns, 1)
     right_texts = [
         "evicts " + join_names([_short(v) for v in y.victims], limit=3)
         for y in cycles
@@ -285,14 +306,17 @@ def run_svg(run: WorkloadRun, *, max_cycles: int = WORKLOAD_SVG_MAX_CYCLES) -> S
             '<text x="260" y="16" class="legend dot-fail">&#215; unschedulable</text>'
         ),
     ]
-    for n, i in col.items():
+    headers = [(n, labels[n], i) for i, n in enumerate(nodes)]
+    if others:
+        headers.append((", ".join(others), f"+{len(others)} other nodes", len(nodes)))
+    for title, label, i in headers:
         parts.append(
             format_html(
                 '<text class="node" x="{}" y="{}" text-anchor="middle"><title>{}</title>{}</text>',
                 round(left + i * col_w + col_w / 2, 1),
                 top - 14,
-                n,
-                labels[n],
+                title,
+                label,
             )
         )
     for r, y in enumerate(cycles):

@@ -76,6 +76,9 @@ def _deployment(replicas: int, klass: str) -> dict[str, Any]:
     }
 
 
+HEADLINES: dict[str, str] = {}
+
+
 def _pages(snapshot: Any, klass: str) -> list[str]:
     single = services.analysis_run(
         analysis_id=services.analysis_create(snapshot=snapshot, pod=_pod("big", "3", klass)).pk
@@ -91,6 +94,13 @@ def _pages(snapshot: Any, klass: str) -> list[str]:
         ).pk
     )
     link = services.share_link_create(analysis=single)
+    # What each result's headline must begin with, from the stored answers.
+    words = {"fits": "Fits on", "preempts": "Preempts", "unschedulable": "Cannot be scheduled"}
+    HEADLINES[single.get_absolute_url()] = words.get(single.outcome, "?")
+    for a in (plain, cascade):
+        run = a.run
+        assert run is not None
+        HEADLINES[a.get_absolute_url()] = f"{run.bound_count} of 12 replicas run"
     pod = Pod.objects.filter(snapshot=snapshot).order_by("-priority", "name").first()
     assert pod is not None
     base = f"/snapshots/{snapshot.pk}"
@@ -142,6 +152,8 @@ def test_every_page_fits_1366_pixels(
             if width > WIDTH:
                 too_wide.append((path, width))
             overlapping += [(path, pair) for pair in page.evaluate(OVERLAPPING_LABELS)]
+            if path in HEADLINES:
+                assert page.inner_text("#outcome").startswith(HEADLINES[path]), path
         assert too_wide == [], "\n".join(f"{p}: {w}px" for p, w in too_wide)
         assert overlapping == [], "\n".join(f"{p}: {pair}" for p, pair in overlapping[:20])
     finally:

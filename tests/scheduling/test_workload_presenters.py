@@ -109,3 +109,42 @@ def test_a_stateful_set_pod_never_created_says_why_instead_of_a_failed_schedulin
     assert "Insufficient cpu" in why["default/db-1"]
     assert why["default/db-2"] == NOT_CREATED_TEXT
     assert f"default/db-2: {NOT_CREATED_TEXT}" in render_workload_text(run)
+
+
+def test_a_run_over_many_nodes_gives_the_busiest_a_column_and_the_rest_one() -> None:
+    """60 node columns would shrink every label past reading: the busiest get their own,
+    the others share one column that says how many and which (its title)."""
+    import re
+
+    nodes = [
+        {
+            "kind": "Node",
+            "metadata": {"name": f"ip-10-0-{i}-1.eu-west-1.compute.internal"},
+            "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"}},
+        }
+        for i in range(30)
+    ]
+    cluster = load_cluster(nodes)
+    dep: dict[str, Any] = {
+        "kind": "Deployment",
+        "metadata": {"name": "web"},
+        "spec": {
+            "replicas": 30,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]},
+            },
+        },
+    }
+    w = expand_workload([dep])
+    admit(w, cluster.resolver)
+    run = WorkloadRun.from_simulation(simulate(cluster, w.pods), w)
+    assert run.bound_count == 30  # one replica on each of the 30 nodes
+    svg = str(wp.run_svg(run))
+    headers = re.findall(r'<text class="node"[^>]*><title>([^<]*)</title>([^<]*)</text>', svg)
+    assert len(headers) == wp.RUN_SVG_MAX_NODE_COLUMNS
+    title, label = headers[-1]
+    assert label == f"+{30 - wp.RUN_SVG_MAX_NODE_COLUMNS + 1} other nodes"
+    assert title.count("compute.internal") == 30 - wp.RUN_SVG_MAX_NODE_COLUMNS + 1
+    assert len(re.findall(r'class="dot-bound"', svg)) == 30 + 1  # every bind, and the legend
