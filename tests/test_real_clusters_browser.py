@@ -13,6 +13,7 @@ import pytest
 from clusters import services as cluster_services
 from clusters.models import Pod
 from scheduling import services
+from tests.clusters.builders import make_deployment
 from tests.conftest import browser_login
 
 pytestmark = pytest.mark.browser
@@ -63,17 +64,7 @@ def _pod(name: str, cpu: str, klass: str = "openshift-user-critical") -> dict[st
 
 
 def _deployment(replicas: int, klass: str) -> dict[str, Any]:
-    template = _pod("rollout", "1500m", klass)
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "rollout", "namespace": "default"},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": {"app": "rollout"}},
-            "template": {"metadata": {"labels": {"app": "rollout"}}, "spec": template["spec"]},
-        },
-    }
+    return make_deployment("rollout", _pod("rollout", "1500m", klass)["spec"], replicas=replicas)
 
 
 HEADLINES: dict[str, str] = {}

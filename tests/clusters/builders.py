@@ -99,3 +99,20 @@ def small_cluster() -> list[dict[str, Any]]:
         make_pod("job-1", node=None, phase="Pending"),
         make_pdb("web-pdb", app="web"),
     ]
+
+
+def make_deployment(
+    name: str, pod_spec: dict[str, Any], *, replicas: int, namespace: str = "default"
+) -> dict[str, Any]:
+    """A Deployment of ``replicas`` pods of ``pod_spec``, labelled app=<name>."""
+    labels = {"app": name}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": dict(labels)},
+            "template": {"metadata": {"labels": dict(labels)}, "spec": pod_spec},
+        },
+    }

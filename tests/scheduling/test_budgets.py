@@ -16,22 +16,13 @@ from clusters.services import snapshot_load_demo
 from scheduling import services
 from scheduling.constants import AnalysisStatus
 from scheduling.models import Analysis
+from tests.clusters.builders import make_deployment
 
 pytestmark = pytest.mark.django_db
 
 
 def _deployment(replicas: int) -> dict[str, Any]:
-    pod = demo_cat3_pod()
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "orange", "namespace": "default"},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": {"app": "orange"}},
-            "template": {"metadata": {"labels": {"app": "orange"}}, "spec": pod["spec"]},
-        },
-    }
+    return make_deployment("orange", demo_cat3_pod()["spec"], replicas=replicas)
 
 
 def test_a_run_beyond_its_wall_clock_budget_ends_failed_naming_the_limit(

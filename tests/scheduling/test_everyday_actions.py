@@ -15,6 +15,7 @@ from clusters.demo import demo_cat3_pod
 from clusters.services import snapshot_load_demo
 from scheduling import services
 from scheduling.models import Analysis, ShareLink
+from tests.clusters.builders import make_deployment
 
 pytestmark = pytest.mark.django_db
 
@@ -98,16 +99,7 @@ def test_a_workload_edits_and_reruns_with_its_objects(
     owner_client: Any, owner: Any, demo_snapshot: Any
 ) -> None:
     pod = demo_cat3_pod()
-    deployment = {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "orange", "namespace": "default"},
-        "spec": {
-            "replicas": 3,
-            "selector": {"matchLabels": {"app": "orange"}},
-            "template": {"metadata": {"labels": {"app": "orange"}}, "spec": pod["spec"]},
-        },
-    }
+    deployment = make_deployment("orange", pod["spec"], replicas=3)
     analysis = services.analysis_create_workload(
         snapshot=demo_snapshot, objects=[deployment], recreate_victims=True
     )

@@ -15,6 +15,7 @@ from clusters.constants import LAST_APPLIED_ANNOTATION
 from clusters.demo import demo_cat3_pod
 from scheduling import services
 from scheduling.models import Analysis
+from tests.clusters.builders import make_deployment
 
 pytestmark = pytest.mark.django_db
 
@@ -66,19 +67,7 @@ def test_a_submitted_pod_is_stored_and_shown_without_its_secrets(
 
 def test_a_submitted_workload_is_stored_without_its_secrets(owner: Any, demo_snapshot: Any) -> None:
     pod = _leaky(demo_cat3_pod())
-    deployment = {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "orange", "namespace": "default"},
-        "spec": {
-            "replicas": 2,
-            "selector": {"matchLabels": {"app": "orange"}},
-            "template": {
-                "metadata": {"labels": {"app": "orange"}},
-                "spec": pod["spec"],
-            },
-        },
-    }
+    deployment = make_deployment("orange", pod["spec"], replicas=2)
     analysis = services.analysis_create_workload(snapshot=demo_snapshot, objects=[deployment])
     analysis.refresh_from_db()
     assert SECRET not in json.dumps(analysis.pod)
