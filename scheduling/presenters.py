@@ -395,12 +395,26 @@ class RejectedGroup:
     def label(self) -> str:
         return "; ".join(self.reasons) or "no reason given"
 
+    # does-not-fit: per resource, [what the pod requests, the most any node of the group
+    # has free with every lower-priority pod gone].
+    shortfall: dict[str, list[int]] = field(default_factory=dict)
+
     @property
     def verdict(self) -> str:
-        """What preemption could do there, in kube-scheduler's terms."""
+        """What preemption could do there, in kube-scheduler's terms (with the numbers
+        where the pod does not fit even without the lower-priority pods)."""
         if self.cannot_help is None:
             return "preemption could make room: a candidate that lost the tie-break"
-        return self.cannot_help.label
+        if not self.shortfall:
+            return self.cannot_help.label
+        numbers = "; ".join(
+            f"{resource}: it requests {format_quantity(wanted, resource)}, at most "
+            f"{format_quantity(max(free, 0), resource)} "
+            + ("is" if resource != "pods" else "slots are")
+            + " free"
+            for resource, (wanted, free) in self.shortfall.items()
+        )
+        return f"{self.cannot_help.label} ({numbers})"
 
 
 def rejected_groups(ex: Explanation) -> list[RejectedGroup]:
@@ -412,13 +426,24 @@ def rejected_groups(ex: Explanation) -> list[RejectedGroup]:
     """
     groups: dict[tuple[tuple[str, ...], str], list[str]] = {}
     verdicts: dict[tuple[tuple[str, ...], str], CannotHelp | None] = {}
+    shortfalls: dict[tuple[tuple[str, ...], str], dict[str, list[int]]] = {}
     for r in ex.other_rejected_nodes():
         key = (tuple(r.filter.reasons), r.cannot_help.value if r.cannot_help else "")
         groups.setdefault(key, []).append(r.node)
         verdicts[key] = r.cannot_help
+        most = shortfalls.setdefault(key, {})
+        for resource, (wanted, free) in r.shortfall.items():
+            if resource not in most or free > most[resource][1]:
+                most[resource] = [wanted, free]
     ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0][1], kv[0][0]))
     return [
-        RejectedGroup(index=i, reasons=list(k[0]), cannot_help=verdicts[k], nodes=nodes)
+        RejectedGroup(
+            index=i,
+            reasons=list(k[0]),
+            cannot_help=verdicts[k],
+            nodes=nodes,
+            shortfall=shortfalls.get(k, {}),
+        )
         for i, (k, nodes) in enumerate(ordered)
     ]
 

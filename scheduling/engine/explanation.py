@@ -130,6 +130,9 @@ class NodeVerdict(Struct):
     preemption_can_help: bool = False
     # Why not, when preemption cannot help (None for a candidate node).
     cannot_help: CannotHelp | None = None
+    # does-not-fit: each resource the pod still lacks with every lower-priority pod gone,
+    # as [what the pod requests, what the node then has free] (pods: [1, free slots]).
+    shortfall: dict[str, list[int]] = msgspec.field(default_factory=dict)
 
 
 class CandidateRecord(Struct):

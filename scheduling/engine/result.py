@@ -15,6 +15,7 @@ from typing import Any
 from .cluster import Cluster
 from .explanation import (
     CandidateRecord,
+    CannotHelp,
     Explanation,
     FilterSampling,
     InputNotice,
@@ -205,6 +206,47 @@ def _chosen_node(result: Result, cluster: Cluster, pending: Pod) -> NodeResource
     )
 
 
+def _shortfall(cluster: Cluster | None, pending: Pod | None, node: str) -> dict[str, list[int]]:
+    """What the pod lacks on ``node`` once every lower-priority pod is gone: the numbers
+    behind "does not fit even with every lower-priority pod gone"."""
+    node_info = cluster.node_info_by_name.get(node) if cluster is not None else None
+    if node_info is None or pending is None:
+        return {}
+    staying = [p for p in node_info.pods if p.priority >= pending.priority]
+    allocatable = node_info.node.allocatable
+    out: dict[str, list[int]] = {}
+    for resource, wanted in sorted(pending.requests.items()):
+        if wanted <= 0:
+            continue
+        free = allocatable.get(resource, 0) - sum(p.requests.get(resource, 0) for p in staying)
+        if free < wanted:
+            out[resource] = [wanted, free]
+    if "pods" in allocatable and allocatable["pods"] - len(staying) < 1:
+        out["pods"] = [1, allocatable["pods"] - len(staying)]
+    return out
+
+
+def _node_verdict(result: Result, r: Any) -> NodeVerdict:
+    preemption = status_record(r.preemption_status) if r.preemption_status else None
+    verdict = NodeVerdict(
+        node=r.node,
+        filter=status_record(r.status),
+        preemption=preemption,
+        preemption_can_help=r.preemption_can_help,
+        cannot_help=cannot_help(
+            outcome=result.outcome,
+            eligible=result.eligible,
+            ineligible_reason=result.ineligible_reason,
+            can_help=r.preemption_can_help,
+            filter_code=r.status.code.label,
+            preemption=preemption,
+        ),
+    )
+    if verdict.cannot_help == CannotHelp.DOES_NOT_FIT:
+        verdict.shortfall = _shortfall(result.cluster, result.pending, r.node)
+    return verdict
+
+
 def explain(result: Result) -> Explanation:
     """The typed explanation of ``result`` (victim and node details need its cluster)."""
     pre = result.preemption
@@ -223,23 +265,7 @@ def explain(result: Result) -> Explanation:
         pdb_violations=result.pdb_violations,
         candidates=[candidate_record(c) for c in result.candidates],
         tied_nodes=list(result.tied_nodes),
-        rejected_nodes=[
-            NodeVerdict(
-                node=r.node,
-                filter=status_record(r.status),
-                preemption=status_record(r.preemption_status) if r.preemption_status else None,
-                preemption_can_help=r.preemption_can_help,
-                cannot_help=cannot_help(
-                    outcome=result.outcome,
-                    eligible=result.eligible,
-                    ineligible_reason=result.ineligible_reason,
-                    can_help=r.preemption_can_help,
-                    filter_code=r.status.code.label,
-                    preemption=status_record(r.preemption_status) if r.preemption_status else None,
-                ),
-            )
-            for r in result.rejected_nodes
-        ],
+        rejected_nodes=[_node_verdict(result, r) for r in result.rejected_nodes],
         message=result.message,
         num_nodes=result.num_nodes,
         host_selection=result.host_selection,

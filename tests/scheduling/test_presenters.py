@@ -430,3 +430,25 @@ def test_a_daemonset_victim_is_said_to_come_back_on_the_same_full_node() -> None
     (note,) = presenters.victim_notes(ex)
     assert note.startswith(f"{victim.key} belongs to DaemonSet/log-agent")
     assert f"for {ex.node} itself" in note and "stays pending" in note
+
+
+def test_does_not_fit_even_without_the_lower_priority_pods_gives_the_numbers() -> None:
+    """The words alone left the user guessing by how much the pod misses."""
+    from scheduling.engine import analyze
+    from scheduling.engine.explanation import CannotHelp
+    from tests.engine.builders import as_list, make_node, make_pod
+
+    snapshot = as_list(
+        make_node("worker-a").capacity(cpu="4", memory="8Gi", pods="110").obj(),
+        make_pod("keeps").priority(100).req(cpu="3").node("worker-a").obj(),
+        make_pod("goes").priority(0).req(cpu="500m").node("worker-a").obj(),
+    )
+    ex = analyze(snapshot, make_pod("wants").priority(50).req(cpu="2").obj()).explanation
+    (verdict,) = ex.rejected_nodes
+    assert verdict.cannot_help == CannotHelp.DOES_NOT_FIT
+    assert verdict.shortfall == {"cpu": [2000, 1000]}
+    (group,) = presenters.rejected_groups(ex)
+    assert group.verdict == (
+        "does not fit even with every lower-priority pod gone "
+        "(cpu: it requests 2, at most 1 is free)"
+    )
