@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import QuerySet, TextField, Value
 from django.db.models.fields.json import KT, KeyTransform
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, NullIf
 from django.http import Http404
 
 from clusters.models import Snapshot
@@ -25,18 +25,24 @@ def analysis_list(*, user: Any, snapshot: Snapshot | None = None) -> QuerySet[An
     return qs
 
 
+def _text(path: str) -> NullIf:
+    """A JSON key as text, with JSON null as SQL NULL: SQLite's text of a null is the
+    word "null", which an unschedulable pod's node cell printed."""
+    return NullIf(KT(path), Value("null", output_field=TextField()))
+
+
 def analysis_rows(*, user: Any, snapshot: Snapshot | None = None) -> QuerySet[Analysis]:
     """analysis_list for the pages' tables: each row also carries its node, class and
     victims, read out of the stored explanation by the database (not loaded whole)."""
     # An analysis stored before the explanation existed keeps these under "result"
     # (scheduling.explanations, schema 1).
     return analysis_list(user=user, snapshot=snapshot).annotate(
-        result_node=Coalesce(KT("explanation__node"), KT("explanation__result__node")),
+        result_node=Coalesce(_text("explanation__node"), _text("explanation__result__node")),
         result_class=Coalesce(
-            KT("explanation__priority_class"),
-            KT("explanation__result__priority_class"),
+            _text("explanation__priority_class"),
+            _text("explanation__result__priority_class"),
             # A workload: its first pod's class (a workload's pods share their template's).
-            KT("simulation__contract__pods__0__priority_class"),
+            _text("simulation__contract__pods__0__priority_class"),
         ),
         result_victims=Coalesce(
             KeyTransform("victims", "explanation"),

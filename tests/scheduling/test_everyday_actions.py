@@ -135,3 +135,17 @@ def test_the_analyses_list_filters_by_name_outcome_class_and_snapshot(
     assert listed("class=cat-1") == ["default/lemon-0"]
     assert listed(f"snapshot={demo_snapshot.pk}") == ["default/orange-0"]
     assert listed("outcome=nonsense") == ["default/lemon-0", "default/orange-0"]
+
+
+def test_an_unschedulable_pods_node_cell_is_a_dash_not_null(
+    owner_client: Any, demo_snapshot: Any
+) -> None:
+    pod = demo_cat3_pod()
+    pod["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "500"}}
+    a = services.analysis_run(
+        analysis_id=services.analysis_create(snapshot=demo_snapshot, pod=pod).pk
+    )
+    assert a.outcome == "unschedulable"
+    body = owner_client.get(f"/snapshots/{demo_snapshot.pk}/analyses/").content.decode()
+    row = body[body.index("<tbody") :][:1200]
+    assert '<td class="nowrap">—</td>' in row and ">null<" not in row
