@@ -148,4 +148,4 @@ def test_an_unschedulable_pods_node_cell_is_a_dash_not_null(
     assert a.outcome == "unschedulable"
     body = owner_client.get(f"/snapshots/{demo_snapshot.pk}/analyses/").content.decode()
     row = body[body.index("<tbody") :][:1200]
-    assert '<td class="nowrap">—</td>' in row and ">null<" not in row
+    assert '<td class="name">—</td>' in row and ">null<" not in row

@@ -152,5 +152,5 @@ def test_an_old_analysis_is_listed_with_its_node_and_victims(
     _stored(demo_snapshot, legacy)
     html = owner_client.get(f"/snapshots/{demo_snapshot.pk}/analyses/").content.decode()
     node, victim = legacy["result"]["node"], legacy["result"]["victims"][0]
-    assert f'<td class="nowrap">{node}</td>' in html
+    assert f'<td class="name">{node}</td>' in html
     assert f'title="{victim}">1</td>' in html

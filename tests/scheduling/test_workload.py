@@ -555,7 +555,7 @@ def test_a_workload_is_summed_up_as_a_workload_in_the_list_and_the_api(
     assert words in html
     assert "victims recreated (the cascade)" in html
     assert 'badge outcome-unschedulable">Unschedulable' not in html
-    assert "<td>cat-3</td>" in html  # the workload's class, not "—"
+    assert '<td class="name">cat-3</td>' in html  # the workload's class, not "—"
 
     listed = api.get(f"/api/snapshots/{demo_snapshot.pk}/analyses/").json()["results"]
     assert {a["id"] for a in listed} == {plain.pk, cascade.pk}
