@@ -489,16 +489,23 @@ def victim_notes(ex: Explanation) -> list[str]:
     """What evicting a victim really does when its owner puts it straight back: a
     DaemonSet's pod is made again for the same node (it is pinned there), where the
     preemptor now holds the room, so it stays pending and the node loses its daemon."""
-    notes = []
-    for v in ex.victim_details:
-        if (v.owner or "").startswith("DaemonSet/"):
-            notes.append(
-                f"{v.key} belongs to {v.owner}: the DaemonSet makes it again for "
-                f"{ex.node} itself (its pods are pinned to their node), where it no longer "
-                "fits while the preempting pod runs, so it stays pending and the node goes "
-                "without that daemon."
-            )
-    return notes
+    daemons = [v for v in ex.victim_details if (v.owner or "").startswith("DaemonSet/")]
+    if not daemons:
+        return []
+    if len(daemons) == 1:
+        (v,) = daemons
+        return [
+            f"{v.key} belongs to {v.owner}: the DaemonSet makes it again for {ex.node} "
+            "itself (its pods are pinned to their node), where it no longer fits while the "
+            "preempting pod runs, so it stays pending and the node goes without that daemon."
+        ]
+    owners = join_names([(v.owner or "").removeprefix("DaemonSet/") for v in daemons], limit=4)
+    return [
+        f"{len(daemons)} victims belong to DaemonSets ({owners}): each DaemonSet makes its "
+        f"pod again for {ex.node} itself (its pods are pinned to their node), where they no "
+        "longer fit while the preempting pod runs, so they stay pending and the node goes "
+        "without those daemons."
+    ]
 
 
 def victim_rows(ex: Explanation) -> list[VictimRow]:

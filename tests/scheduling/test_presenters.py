@@ -452,3 +452,22 @@ def test_does_not_fit_even_without_the_lower_priority_pods_gives_the_numbers() -
         "does not fit even with every lower-priority pod gone "
         "(cpu: it requests 2, at most 1 is free)"
     )
+
+
+def test_several_daemonset_victims_are_said_in_one_note() -> None:
+    from scheduling.engine.explanation import VictimDetail
+
+    victims = [
+        VictimDetail(
+            key=f"ds/{n}-x", namespace="ds", name=f"{n}-x", priority=0, owner=f"DaemonSet/{n}"
+        )
+        for n in ("sdn", "dns", "tuned")
+    ] + [
+        VictimDetail(
+            key="ds/web-1", namespace="ds", name="web-1", priority=0, owner="ReplicaSet/web"
+        )
+    ]
+    ex = _ex(outcome=Outcome.PREEMPTS, node="worker-1", victim_details=victims)
+    (note,) = presenters.victim_notes(ex)
+    assert note.startswith("3 victims belong to DaemonSets (sdn, dns and tuned)")
+    assert "again for worker-1 itself" in note
