@@ -10,7 +10,6 @@ answer whenever NodeResourcesFit is the only filter that reads the node's pods.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -50,13 +49,15 @@ def sort_by_importance(pods: list[Pod]) -> None:
     Python's stable sort gives the same order whenever no two pods are equal (a total
     order has one sorted arrangement) and whenever there are at most 12 (Go then sorts
     by insertion, which is stable): the port runs only where it can differ."""
-    original = list(pods) if len(pods) > GO_INSERTION_SORT_MAX else None
-    pods.sort(key=importance_key)
-    if original is None:
+    if len(pods) <= GO_INSERTION_SORT_MAX:
+        pods.sort(key=importance_key)
         return
-    if any(importance_key(a) == importance_key(b) for a, b in itertools.pairwise(pods)):
-        pods[:] = original
+    keys = [(-p.priority, p.start_ns) for p in pods]  # importance_key, inlined: a hot path
+    if len(set(keys)) < len(keys):
         slice_sort(pods, more_important_pod)
+        return
+    order = sorted(range(len(pods)), key=keys.__getitem__)
+    pods[:] = [pods[i] for i in order]
 
 
 def is_preemption_allowed(victim: Pod, preemptor: Pod) -> bool:
