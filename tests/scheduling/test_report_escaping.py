@@ -108,18 +108,40 @@ def test_hostile_names_forge_nothing_in_any_format(tmp_path: Path, fmt: str) -> 
 def test_a_code_span_holds_any_run_of_backticks() -> None:
     assert md_code("a`b") == "``a`b``"
     assert md_code("``x") == "``` ``x ```"
-    assert md_code("p|q") == "`p\\|q`"
+
+
+def test_a_code_span_holds_no_markup_and_no_line_break() -> None:
+    # Literal inside a code span, but raw HTML wherever the span is not read as one
+    # (an HTML block, a notification e-mail): shown as escapes, as controls are.
+    assert md_code("<!--a&b>") == r"`\x3c!--a\x26b\x3e`"
+    assert md_code("a\r\nb") == r"`a\x0d\x0ab`"
+    # A pipe too, not as "\|": only GitHub's table cells take that back, and a renderer
+    # that splits cells at every pipe would cut the span in two.
+    assert md_code("p|q") == r"`p\x7cq`"
 
 
 def test_markdown_text_makes_every_active_character_literal() -> None:
-    assert md_text("<!-- hide -->") == "\\<!-- hide --\\>"
+    # Entities, not backslashes, for HTML: they are text in an HTML block as well, and
+    # leave no "<" in the source at all.
+    assert md_text("<!-- hide -->") == "&lt;!-- hide --&gt;"
+    assert md_text("a & b | c") == r"a &amp; b \| c"
     assert md_text("[x](http://e) ![i](http://t) *b* _i_") == (
-        "\\[x\\](http://e) !\\[i\\](http://t) \\*b\\* \\_i\\_"
+        r"\[x\](http://e) !\[i\](http://t) \*b\* \_i\_"
     )
 
 
 def test_plain_shows_control_and_format_characters_as_escapes() -> None:
-    assert plain("a\r\nb\x1b[1m\u202ec\x85") == "a\\x0d\\x0ab\\x1b[1m\\u202ec\\x85"
+    assert plain("a\r\nb\x1b[1m\u202ec\x85") == r"a\x0d\x0ab\x1b[1m\u202ec\x85"
+
+
+def test_plain_shows_unicode_line_separators_and_invisible_characters() -> None:
+    # Line and paragraph separators break lines in some log viewers; a soft hyphen and
+    # a tag character are invisible.
+    assert plain("a\u2028b\u2029c\u00add\U000e0041") == r"a\u2028b\u2029c\xadd\U000e0041"
+
+
+def test_plain_keeps_what_prints() -> None:
+    assert plain("né — 3 nodes… cpu\u00a01") == "né — 3 nodes… cpu\u00a01"
 
 
 @pytest.mark.django_db
