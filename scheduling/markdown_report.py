@@ -21,6 +21,11 @@ def _cell(text: object) -> str:
     return str(text).replace("|", "\\|")
 
 
+def _name(name: str | None) -> str:
+    """A name in a table cell: a code span, or a dash where there is none."""
+    return md_code(name) if name else "—"
+
+
 def _table(header: list[str], rows: list[list[object]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
@@ -56,9 +61,9 @@ def render_markdown(ex: Explanation, *, snapshot: str, gate_failures: list[str])
                 [
                     md_code(row.victim.key),
                     row.victim.priority,
-                    md_text(row.victim.priority_class or "—"),
+                    _name(row.victim.priority_class),
                     md_text(row.requests_text),
-                    (", ".join(md_text(p.pdb) for p in row.victim.pdbs) or "none")
+                    (", ".join(md_code(p.pdb) for p in row.victim.pdbs) or "none")
                     + (" (violated)" if row.victim.violates_pdb else ""),
                 ]
                 for row in presenters.victim_rows(ex)
@@ -96,7 +101,10 @@ def render_markdown(ex: Explanation, *, snapshot: str, gate_failures: list[str])
 def render_workload_markdown(run: WorkloadRun, *, snapshot: str, gate_failures: list[str]) -> str:
     """A workload's run as a pull-request comment: the page's sentence, the gates, the
     PDB report in words, the victims by owner, the pods left pending, the cycles folded."""
-    what = "; ".join(md_text(o.describe()) for o in run.objects)
+    what = "; ".join(
+        f"{md_text(o.kind)} {md_code(o.key)} ({presenters.plural(o.replicas, 'replica')})"
+        for o in run.objects
+    )
     lines = [
         f"### preemptlab: {what} on {snapshot}",
         "",
@@ -114,11 +122,11 @@ def render_workload_markdown(run: WorkloadRun, *, snapshot: str, gate_failures: 
             ["Namespace", "Owner", "Evicted", "Class", "PodDisruptionBudget"],
             [
                 [
-                    md_text(g.namespace),
-                    md_text(g.label),
+                    md_code(g.namespace),
+                    md_code(g.owner) if g.owner else g.label,
                     len(g.victims),
-                    md_text(", ".join(g.classes)),
-                    md_text(", ".join(g.pdbs)),
+                    ", ".join(md_code(c) for c in g.classes),
+                    ", ".join(md_code(p) for p in g.pdbs),
                 ]
                 for g in groups
             ],

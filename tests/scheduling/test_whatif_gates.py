@@ -173,7 +173,7 @@ def test_markdown_is_a_pull_request_comment(files: tuple[Path, Path]) -> None:
         "- :x: --protect cat-1: default/orange-0 would preempt 1 pod of protected class cat-1" in md
     )
     assert "| Pod | Priority | Class | Requests | PodDisruptionBudget |" in md
-    assert "| 10000 | cat-1 | cpu 1, memory 2Gi | default/purple-pdb |" in md
+    assert "| 10000 | `cat-1` | cpu 1, memory 2Gi | `default/purple-pdb` |" in md
     assert "<details><summary>Tie-break: 5 candidate nodes</summary>" in md
     assert "| `node-4` | 0 | 10000 | 10000 | 1 | 2025-01-06T10:40:00Z | out at Start time |" in md
 

@@ -500,7 +500,7 @@ def test_whatif_writes_a_workload_as_a_pull_request_comment(
         )
     md = out.getvalue()
     expected = _expected(demo_snapshot, [deployment()])
-    assert md.startswith("### preemptlab: Deployment default/web (6 replicas) on snapshot")
+    assert md.startswith("### preemptlab: Deployment `default/web` (6 replicas) on snapshot")
     assert "**6 of 6 replicas run; 6 pods of 2 apps evicted;" in md
     assert "- :x: --fail-on-pdb-violation:" in md
     assert f"<summary>{len(expected['cycles'])} scheduling cycles</summary>" in md
