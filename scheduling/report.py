@@ -16,6 +16,9 @@ NODES_PER_GROUP = 5
 
 
 def _table(header: list[str], rows: list[list[str]], *, numeric_from: int = 1) -> list[str]:
+    # Escaped before the widths are taken, so a name with a control character in it
+    # (shown as \x0d, four characters) does not push its row out of its columns.
+    rows = [[plain(c) for c in r] for r in rows]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
 
     def line(cells: list[str]) -> str:
