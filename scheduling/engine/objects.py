@@ -79,6 +79,42 @@ def _int32(raw: Any, field: str) -> int:
     return raw
 
 
+# Timeline annotations (DESIGN.md, "Timeline contract"), in seconds after time zero.
+ARRIVAL_SECONDS = "preemptlab.io/arrival-seconds"
+DELETE_AT_SECONDS = "preemptlab.io/delete-at-seconds"
+DEFAULT_GRACE_SECONDS = 30
+
+
+def _grace_seconds(raw: Any) -> int:
+    """spec.terminationGracePeriodSeconds; 30 when unset, as the API server defaults it."""
+    if raw is None:
+        return DEFAULT_GRACE_SECONDS
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
+        raise InvalidInput(
+            "must be a whole number of seconds, 0 or more",
+            field="spec.terminationGracePeriodSeconds",
+        )
+    return raw
+
+
+def seconds_annotation_ms(annotations: Any, name: str) -> int | None:
+    """A timeline annotation's value in milliseconds (a number of seconds, as a string or
+    a number, 0 or more), or None where it is absent."""
+    if not isinstance(annotations, Mapping) or name not in annotations:
+        return None
+    raw = annotations[name]
+    try:
+        seconds = float(raw) if not isinstance(raw, bool) else -1.0
+    except (TypeError, ValueError):
+        seconds = -1.0
+    if not 0 <= seconds < 10**9:
+        raise InvalidInput(
+            f"must be a number of seconds, 0 or more (got {raw!r})",
+            field=f"metadata.annotations[{name}]",
+        )
+    return round(seconds * 1000)
+
+
 def parse_resource_list(raw: Any, field: str) -> Resources:
     """A ResourceList as integers (cpu in millicores), zero entries kept."""
     out: Resources = {}
@@ -366,7 +402,9 @@ class Pod:
 
     __slots__ = (
         "affinity",
+        "delete_at_ms",
         "deletion_timestamp",
+        "grace_seconds",
         "host_ports",
         "images",
         "key",
@@ -424,6 +462,11 @@ class Pod:
     terminating: bool
     terminating_by_preemption: bool
     deletion_timestamp: str | None
+    # spec.terminationGracePeriodSeconds (30 when unset): how long a deleted pod keeps
+    # running, and its room held, before it is gone.
+    grace_seconds: int
+    # preemptlab.io/delete-at-seconds: a timeline run deletes this running pod then.
+    delete_at_ms: int | None
     nominated_node_name: str | None
     qos_class: str
     tolerations: list[dict[str, Any]]
@@ -467,6 +510,11 @@ class Pod:
                     )
                     break
         p.terminating_by_preemption = by_preemption
+        p.grace_seconds = _grace_seconds(spec.get("terminationGracePeriodSeconds"))
+        annotations = meta.get("annotations")
+        p.delete_at_ms = (
+            seconds_annotation_ms(annotations, DELETE_AT_SECONDS) if annotations else None
+        )
         node_name = spec.get("nodeName")
         p.node_name = str(node_name) if node_name else None
         p.phase = str(status.get("phase") or "Pending")

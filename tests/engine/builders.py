@@ -106,6 +106,17 @@ class PodBuilder:
         self._pod["status"]["nominatedNodeName"] = node
         return self
 
+    def grace(self, seconds: int) -> PodBuilder:
+        self._spec["terminationGracePeriodSeconds"] = seconds
+        return self
+
+    def annotation(self, key: str, value: str) -> PodBuilder:
+        self._pod["metadata"].setdefault("annotations", {})[key] = value
+        return self
+
+    def arrives(self, seconds: float) -> PodBuilder:
+        return self.annotation("preemptlab.io/arrival-seconds", str(seconds))
+
     def terminating(self, by_preemption: bool = True) -> PodBuilder:
         self._pod["metadata"]["deletionTimestamp"] = "2025-06-02T09:00:00Z"
         if by_preemption:

@@ -3,9 +3,11 @@
 kube-scheduler (SchedulerQueueingHints, on by default) asks each plugin that rejected
 a pod, through the QueueingHintFn it registered in EventsToRegister, whether an event
 is worth a retry. Only the events a simulation produces are modelled: an assigned pod
-added (a bind), an assigned pod deleted (a victim). Nodes never change during a run,
-and updates of pending pods (nominatedNodeName patches) are UpdatePodOther, an event
-no default plugin registers, so they never move a pod.
+added (a bind), an assigned pod deleted (a victim), and a pending pod that no longer
+holds its nominated node (its nominatedNodeName changed: the event handler sends
+UnscheduledPodDelete with the old pod to pods of lower or equal priority). Nodes never
+change during a run; other updates of pending pods are UpdatePodOther, an event no
+default plugin registers, so they never move a pod.
 
 Each function below mirrors the plugin's Go function of the same name.
 """
@@ -27,6 +29,9 @@ class Event(enum.Enum):
 
     ASSIGNED_POD_ADD = "AssignedPodAdd"
     ASSIGNED_POD_DELETE = "AssignedPodDelete"
+    # A bound pod leaves the unscheduled pods' informer: a nominated one gives its room
+    # back to the pods its nomination kept out (EventUnscheduledPodDelete).
+    UNSCHEDULED_POD_DELETE = "UnscheduledPodDelete"
 
 
 class Hint(enum.Enum):
@@ -45,7 +50,10 @@ class QueueingHints:
         self.spread = spread
         self.registry: dict[str, dict[Event, HintFn]] = {
             # NodeResourcesFit: Pod/Delete (and UpdatePodScaleDown, which never happens here).
-            names.NODE_RESOURCES_FIT: {Event.ASSIGNED_POD_DELETE: fit_after_pod_deleted},
+            names.NODE_RESOURCES_FIT: {
+                Event.ASSIGNED_POD_DELETE: fit_after_pod_deleted,
+                Event.UNSCHEDULED_POD_DELETE: fit_after_pod_deleted,
+            },
             # NodePorts: Pod/Delete.
             names.NODE_PORTS: {Event.ASSIGNED_POD_DELETE: node_ports_after_pod_deleted},
             # InterPodAffinity: Pod/Add|UpdatePodLabel|Delete.

@@ -12,7 +12,10 @@ unschedulablePods, on a fake clock.
 - The leftover flush moves every pod left in unschedulablePods back after 5 minutes.
 
 The clock steps 1 ms per submitted pod and per cycle, so a 1 s backoff only expires
-in long runs, and the flush jumps it by 5 minutes.
+in long runs, and the flush jumps it by 5 minutes. A timeline run keeps the real
+clock instead: backoffQ is flushed on whole seconds and the leftover flush looks every
+30 s for pods that have waited over 5 minutes (``flush_leftover_at``), as the two
+goroutines of the real queue do.
 """
 
 from __future__ import annotations
@@ -28,6 +31,10 @@ INITIAL_BACKOFF_MS = 1_000
 MAX_BACKOFF_MS = 10_000
 # podMaxInUnschedulablePodsDuration: the leftover flush's age.
 UNSCHEDULABLE_FLUSH_MS = 5 * 60 * 1_000
+# How often the real queue's goroutines run: flushBackoffQCompleted and
+# flushUnschedulablePodsLeftover.
+BACKOFF_FLUSH_PERIOD_MS = 1_000
+LEFTOVER_FLUSH_PERIOD_MS = 30_000
 
 
 class Where(enum.Enum):
@@ -84,9 +91,11 @@ Entry = tuple[tuple[int, ...], int, QueuedPodInfo]
 
 
 class SchedulingQueue:
-    def __init__(self, hints: QueueingHints) -> None:
+    def __init__(self, hints: QueueingHints, *, real_clock: bool = False) -> None:
         self.hints = hints
         self.now = 0
+        # A timeline run: backoffQ moves on whole seconds, not at each pod's own expiry.
+        self.real_clock = real_clock
         self.pods: list[QueuedPodInfo] = []
         # Heaps with lazy deletion: a pod's keys do not change while it sits in a queue
         # (its timestamp and attempts change only between queues).
@@ -97,6 +106,10 @@ class SchedulingQueue:
 
     def tick(self, ms: int = 1) -> None:
         self.now += ms
+
+    def jump_to(self, ms: int) -> None:
+        """The clock moves on to ``ms`` (a timeline run waiting for its next event)."""
+        self.now = max(self.now, ms)
 
     def add(self, pod: Pod, *, created: bool = True) -> QueuedPodInfo:
         """A new pending pod (informer Add): straight to activeQ. ``created=False``: a pod
@@ -130,9 +143,12 @@ class SchedulingQueue:
 
     # Pop ---------------------------------------------------------------------
     def _flush_backoff_completed(self) -> None:
+        now = self.now
+        if self.real_clock:
+            now -= now % BACKOFF_FLUSH_PERIOD_MS
         while True:
             p = self._live(self._backoff_expiry, Where.BACKOFF)
-            if p is None or p.backoff_expiry() > self.now:
+            if p is None or p.backoff_expiry() > now:
                 return
             self._to(p, Where.ACTIVE)
 
@@ -180,12 +196,21 @@ class SchedulingQueue:
         self.unschedulable.remove(p)
         self._to(p, Where.BACKOFF if p.backoff_expiry() > self.now else Where.ACTIVE)
 
-    def on_event(self, event: Event, other: Pod, gated: frozenset[str] = frozenset()) -> None:
+    def on_event(
+        self,
+        event: Event,
+        other: Pod,
+        gated: frozenset[str] = frozenset(),
+        at_most_priority: int | None = None,
+    ) -> None:
         """MoveAllToActiveOrBackoffQueue: ask the hints of every pod in unschedulablePods.
         Pods in ``gated`` (a preemptor whose preemption is still running: DefaultPreemption's
-        PreEnqueue holds it) stay where they are."""
+        PreEnqueue holds it) stay where they are; with ``at_most_priority`` (the precheck
+        getLEPriorityPreCheck), so do pods of a higher priority."""
         for p in list(self.unschedulable):
             if p.key in gated:
+                continue
+            if at_most_priority is not None and p.pod.priority > at_most_priority:
                 continue
             if self.hints.worth_requeuing(p.pod, p.rejectors, event, other):
                 self._requeue(p)
@@ -194,6 +219,24 @@ class SchedulingQueue:
         """flushUnschedulablePodsLeftover after 5 minutes: every pod goes back."""
         self.tick(UNSCHEDULABLE_FLUSH_MS)
         moved = list(self.unschedulable)
+        for p in moved:
+            self._requeue(p)
+        return moved
+
+    def next_leftover_flush(self, after: int) -> int | None:
+        """The first tick of the leftover flush, at or after ``after``, that finds a pod
+        in unschedulablePods for over 5 minutes (None: the pool is empty)."""
+        if not self.unschedulable:
+            return None
+        oldest = min(p.timestamp for p in self.unschedulable)
+        due = oldest + UNSCHEDULABLE_FLUSH_MS + 1
+        mark = max(after, due)
+        return -(-mark // LEFTOVER_FLUSH_PERIOD_MS) * LEFTOVER_FLUSH_PERIOD_MS
+
+    def flush_leftover_at(self, mark: int) -> list[QueuedPodInfo]:
+        """flushUnschedulablePodsLeftover's tick at ``mark``: the pods that have been in
+        unschedulablePods for over 5 minutes go back."""
+        moved = [p for p in self.unschedulable if mark - p.timestamp > UNSCHEDULABLE_FLUSH_MS]
         for p in moved:
             self._requeue(p)
         return moved

@@ -47,9 +47,13 @@ class PodOutcome:
     recreated_from: str | None = None  # the victim it replaces (recreate_victims)
     # False: its controller never made it (a StatefulSet waiting for an earlier pod).
     created: bool = True
+    # A timeline run's seconds since time zero (None: not timed, never created or bound).
+    arrived_at: float | None = None
+    bound_at: float | None = None
+    timed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "pod": self.pod,
             "priority": self.priority,
             "priority_class": self.priority_class,
@@ -59,6 +63,10 @@ class PodOutcome:
             "nominated_node": self.nominated_node,
             "attempts": self.attempts,
         }
+        if self.timed:
+            out["arrived_at"] = self.arrived_at
+            out["bound_at"] = self.bound_at
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any], final_queue: dict[str, list[str]]) -> PodOutcome:
@@ -77,6 +85,9 @@ class PodOutcome:
             attempts=d["attempts"],
             queue=None,
             created=created,
+            arrived_at=d.get("arrived_at"),
+            bound_at=d.get("bound_at"),
+            timed="arrived_at" in d,
         )
 
 
@@ -98,6 +109,10 @@ class Cycle:
     pdb_violations: int = 0
     message: str = ""
     after_flush: int = 0  # how many leftover flushes came before this cycle
+    at: float | None = None  # a timeline run's seconds since time zero
+    # A timeline run's preemption: every victim chosen, those already terminating too
+    # (``victims`` are the ones whose deletion this cycle issued).
+    chosen_victims: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -106,6 +121,8 @@ class Cycle:
             "attempt": self.attempt,
             "result": self.result.value,
         }
+        if self.at is not None:
+            out["at"] = self.at
         if self.result is CycleResult.BOUND:
             out["node"] = self.node
             out["host_selection"] = self.host_selection
@@ -117,6 +134,8 @@ class Cycle:
             out["tied_nodes"] = list(self.tied_nodes)
             out["victims"] = list(self.victims)
             out["pdb_violations"] = self.pdb_violations
+            if self.at is not None:
+                out["chosen_victims"] = list(self.chosen_victims)
         out["message"] = self.message
         return out
 
@@ -136,6 +155,8 @@ class Cycle:
             victims=list(d.get("victims") or []),
             pdb_violations=d.get("pdb_violations") or 0,
             message=d.get("message") or "",
+            at=d.get("at"),
+            chosen_victims=list(d.get("chosen_victims") or d.get("victims") or []),
         )
 
 
@@ -149,6 +170,7 @@ class RunEvent:
     pod: str
     node: str
     victims: list[str] = field(default_factory=list)
+    at: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -160,6 +182,8 @@ class RunEvent:
         }
         if self.type is EventType.PREEMPT:
             out["victims"] = list(self.victims)
+        if self.at is not None:
+            out["at"] = self.at
         return out
 
     @classmethod
@@ -171,6 +195,7 @@ class RunEvent:
             d["pod"],
             d["node"],
             list(d.get("victims") or []),
+            d.get("at"),
         )
 
 
@@ -181,24 +206,32 @@ class Nomination:
     from_node: str
     to_node: str
     by: NominatedBy
+    at: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "cycle": self.cycle,
             "pod": self.pod,
             "from": self.from_node,
             "to": self.to_node,
             "by": self.by.value,
         }
+        if self.at is not None:
+            out["at"] = self.at
+        return out
 
 
 @dataclass
 class Flush:
     after_cycle: int
     moved: list[str]
+    at: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"after_cycle": self.after_cycle, "moved": list(self.moved)}
+        out: dict[str, Any] = {"after_cycle": self.after_cycle, "moved": list(self.moved)}
+        if self.at is not None:
+            out["at"] = self.at
+        return out
 
 
 @dataclass
@@ -315,3 +348,56 @@ class OwnerReplicas:
     @property
     def lost(self) -> int:
         return max(0, self.before - self.after)
+
+
+@dataclass
+class Termination:
+    """A pod deleted during a timeline run: by a preemption (``cycle``, ``preemptor``) or
+    by someone else (preemptlab.io/delete-at-seconds). It keeps running, and holding
+    its room, from ``deleted_at`` until ``gone_at`` (seconds since time zero)."""
+
+    pod: str
+    node: str
+    cycle: int | None
+    preemptor: str | None
+    deleted_at: float
+    gone_at: float
+    grace_seconds: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pod": self.pod,
+            "node": self.node,
+            "cycle": self.cycle,
+            "preemptor": self.preemptor,
+            "deleted_at": self.deleted_at,
+            "gone_at": self.gone_at,
+            "grace_seconds": self.grace_seconds,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Termination:
+        return cls(
+            d["pod"],
+            d["node"],
+            d.get("cycle"),
+            d.get("preemptor"),
+            d["deleted_at"],
+            d["gone_at"],
+            d["grace_seconds"],
+        )
+
+
+@dataclass
+class Timeline:
+    """A timeline run's clock: time zero as a date, and how long the run lasted."""
+
+    clock_origin: str  # RFC 3339
+    duration: float  # seconds from time zero to the last thing that happened
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"clock_origin": self.clock_origin, "duration": self.duration}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Timeline:
+        return cls(d["clock_origin"], d["duration"])

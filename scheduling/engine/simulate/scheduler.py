@@ -12,6 +12,14 @@ What the API server and the informers then do is applied at once, in this order:
   lose their nomination, then the victims are deleted one by one, each an
   AssignedPod/Delete event; the preemptor itself is held by DefaultPreemption's
   PreEnqueue until its last victim goes.
+
+With ``timeline=True`` the clock is a real one (clock.py): a victim's deletion is
+issued (deletionTimestamp, the DisruptionTarget condition) and the victim keeps
+running, and holding its room, for its grace period; a victim already terminating is
+not deleted again, and a preemption whose victims all are returns before clearing any
+nomination (prepareCandidateAsync); pods arrive and running pods are deleted at the
+times their annotations give; when nothing can be popped the clock jumps to the next
+of those or to the leftover flush's next useful tick.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from ..analysis import parse_pending_pod
@@ -28,15 +36,22 @@ from ..config import EngineConfig
 from ..errors import InvalidInput
 from ..framework import CycleState, Handle
 from ..message import fit_error_message, post_filter_message
-from ..objects import NO_START_TIME, PREEMPT_LOWER_PRIORITY, Pod
+from ..objects import (
+    ARRIVAL_SECONDS,
+    NO_START_TIME,
+    PREEMPT_LOWER_PRIORITY,
+    Pod,
+    seconds_annotation_ms,
+)
 from ..plugins import names
 from ..plugins.podtopologyspread import PodTopologySpread
 from ..preemption.evaluator import PreemptionResult, preempt
 from ..runtime import Framework
 from ..schedule import HOST_NOMINATED, HOST_SCORED, Diagnosis, ScheduleResult, schedule_pod
+from .clock import Agenda, Happening, rfc3339, seconds
 from .controllers import CREATED_AFTER, ControllerManager
 from .hints import Event, QueueingHints
-from .queue import QueuedPodInfo, SchedulingQueue
+from .queue import LEFTOVER_FLUSH_PERIOD_MS, QueuedPodInfo, SchedulingQueue, Where
 from .replicas import ReplicaCache, cacheable, template_key
 from .result import (
     ChoiceKind,
@@ -49,6 +64,8 @@ from .result import (
     Nomination,
     RunEvent,
     StopReason,
+    Termination,
+    Timeline,
 )
 from .simulation import Action, ActionKind, Simulation
 from .state import ClusterState
@@ -80,9 +97,14 @@ def clock_origin(base: Cluster) -> datetime:
 
 
 def _start_time(origin: datetime, ms: int) -> tuple[str, int]:
-    t = origin + timedelta(milliseconds=ms)
-    text = t.strftime("%Y-%m-%dT%H:%M:%S") + f".{t.microsecond // 1000:03d}Z"
-    return text, int(origin.timestamp()) * 1_000_000_000 + ms * 1_000_000
+    return rfc3339(origin, ms), int(origin.timestamp()) * 1_000_000_000 + ms * 1_000_000
+
+
+def arrival_ms(raw: Mapping[str, Any]) -> int | None:
+    """preemptlab.io/arrival-seconds on a pending pod, in milliseconds (None: at once)."""
+    meta = raw.get("metadata")
+    annotations = meta.get("annotations") if isinstance(meta, Mapping) else None
+    return seconds_annotation_ms(annotations, ARRIVAL_SECONDS) if annotations else None
 
 
 def created_after(raw: Mapping[str, Any]) -> str | None:
@@ -121,6 +143,7 @@ class Scheduler:
         cycle_limit: int | None,
         on_cycle: Callable[[int], None] | None,
         reuse_answers: bool = True,
+        timeline: bool = False,
     ) -> None:
         self.base = base
         self.origin = clock_origin(base)
@@ -128,7 +151,19 @@ class Scheduler:
         self.framework = Framework(Handle(self.state, config))
         spread = next(p for p in self.framework.plugins if p.name == names.POD_TOPOLOGY_SPREAD)
         assert isinstance(spread, PodTopologySpread)
-        self.queue = SchedulingQueue(QueueingHints(spread))
+        self.queue = SchedulingQueue(QueueingHints(spread), real_clock=timeline)
+        # A timeline run: what the clock waits for, the leftover flush's next tick, and
+        # when each pending pod was created and bound (ms).
+        self.timed = timeline
+        self.agenda = Agenda()
+        self.next_leftover_tick = LEFTOVER_FLUSH_PERIOD_MS
+        self.arrived: dict[str, int] = {}
+        self.bound_at: dict[str, int] = {}
+        self.not_arrived: set[str] = set()
+        if timeline:
+            for pod in base.pods:
+                if pod.delete_at_ms is not None and pod.node_name:
+                    self.agenda.add(pod.delete_at_ms, Happening.DELETE, pod)
         self.controllers = ControllerManager(self.state) if recreate_victims else None
         self.cycle_limit = cycle_limit
         self.on_cycle = on_cycle
@@ -162,12 +197,22 @@ class Scheduler:
                     kind="Pod",
                     field=f"metadata.annotations[{CREATED_AFTER}]",
                 )
-            self._enqueue(pod, waits_for=after)
+            arrives = arrival_ms(raw) if self.timed else None
+            if arrives:
+                self.agenda.add(arrives, Happening.ARRIVAL, pod)
+                self.not_arrived.add(pod.key)
+            self._enqueue(pod, waits_for=after, arrives_later=bool(arrives))
 
     def _enqueue(
-        self, pod: Pod, recreated_from: str | None = None, waits_for: str | None = None
+        self,
+        pod: Pod,
+        recreated_from: str | None = None,
+        waits_for: str | None = None,
+        arrives_later: bool = False,
     ) -> None:
-        p = self.queue.add(pod, created=waits_for is None)
+        p = self.queue.add(pod, created=waits_for is None and not arrives_later)
+        if p.where is not Where.NOT_CREATED:
+            self.arrived[pod.key] = self.queue.now
         if waits_for is not None:
             self.waiting.setdefault(waits_for, []).append(p)
         self.sim.pending.append(pod)
@@ -180,15 +225,27 @@ class Scheduler:
     def _create_waiting(self, bound: Pod) -> None:
         """The controller makes the pods that waited for ``bound`` to run."""
         for p in self.waiting.pop(bound.key, []):
-            self.queue.create(p)
-            self.progress_since_flush = True
+            if p.key in self.not_arrived:
+                continue  # created at its arrival, now that its predecessor runs
+            self._create(p)
+
+    def _create(self, p: QueuedPodInfo) -> None:
+        self.queue.create(p)
+        self.arrived[p.key] = self.queue.now
+        self.progress_since_flush = True
 
     # The loop ----------------------------------------------------------------
     def run(self) -> Simulation:
         limit = self.cycle_limit or default_cycle_limit(len(self.sim.pending))
         while True:
+            if self.timed:
+                self.deliver_due()
             p = self.queue.pop()
             if p is None:
+                if self.timed:
+                    if self.wait():
+                        continue
+                    break
                 if not self.queue.unschedulable:
                     self.sim.stop_reason = StopReason.QUEUE_EMPTY
                     break
@@ -211,7 +268,122 @@ class Scheduler:
                 self.on_cycle(self.cycle)
         self.sim.cycle_limit = limit
         self.sim.finish(self.state, self.queue, self.bound_copy)
+        if self.timed:
+            for outcome in self.sim.pods:
+                outcome.timed = True
+                arrived = self.arrived.get(outcome.pod)
+                bound = self.bound_at.get(outcome.pod)
+                outcome.arrived_at = None if arrived is None else seconds(arrived)
+                outcome.bound_at = None if bound is None else seconds(bound)
+            self.sim.timeline = Timeline(rfc3339(self.origin), seconds(self.queue.now))
         return self.sim
+
+    # The clock (timeline runs) -------------------------------------------------
+    def _at(self) -> float | None:
+        return seconds(self.queue.now) if self.timed else None
+
+    def deliver_due(self) -> None:
+        """Everything due by now, in time order: happenings, then leftover-flush ticks."""
+        while True:
+            due = self.agenda.next_at()
+            tick = self.next_leftover_tick
+            if due is not None and due <= self.queue.now and due <= tick:
+                d = self.agenda.pop_due(self.queue.now)
+                assert d is not None
+                self.happen(d.kind, d.pod, d.at)
+            elif tick <= self.queue.now:
+                self.leftover_flush(tick)
+            else:
+                return
+
+    def wait(self) -> bool:
+        """Nothing can be popped: move the clock to the next happening or to the
+        leftover flush's next tick that moves a pod. False: the run is over."""
+        due = self.agenda.next_at()
+        tick = self.queue.next_leftover_flush(self.next_leftover_tick)
+        if due is None and tick is None:
+            self.sim.stop_reason = StopReason.QUEUE_EMPTY
+            return False
+        if due is not None and (tick is None or due <= tick):
+            self.queue.jump_to(due)
+            return True
+        assert tick is not None
+        if due is None and not self.progress_since_flush:
+            self.sim.stop_reason = StopReason.NO_PROGRESS_AFTER_FLUSH
+            return False
+        self.queue.jump_to(tick)
+        self.leftover_flush(tick)
+        return True
+
+    def leftover_flush(self, tick: int) -> None:
+        self.next_leftover_tick = tick + LEFTOVER_FLUSH_PERIOD_MS
+        moved = self.queue.flush_leftover_at(tick)
+        if moved:
+            self.flushes += 1
+            self.progress_since_flush = False
+            self.sim.flushes.append(Flush(self.cycle, sorted(q.key for q in moved), seconds(tick)))
+
+    def happen(self, kind: Happening, pod: Pod, at: int) -> None:
+        if kind is Happening.ARRIVAL:
+            self.not_arrived.discard(pod.key)
+            p = self.sim.queued[pod.key]
+            waits_for = next((k for k, ps in self.waiting.items() if p in ps), None)
+            if waits_for is None or waits_for in self.bound_copy:
+                if waits_for is not None:
+                    self.waiting[waits_for].remove(p)
+                self._create(p)
+        elif kind is Happening.DELETE:
+            current = self._running(pod)
+            if current is not None and not current.terminating:
+                self.await_gone(self.issue_deletion(current, None, at), at)
+        else:
+            self.gone(pod)
+
+    def _running(self, pod: Pod) -> Pod | None:
+        ni = self.state.node_info_by_name.get(pod.node_name or "")
+        if ni is None:
+            return None
+        return next((p for p in ni.pods if p.uid == pod.uid), None)
+
+    def issue_deletion(self, victim: Pod, preemptor: Pod | None, at: int) -> Pod:
+        """The API server sets deletionTimestamp (and the scheduler, for a preemption,
+        the DisruptionTarget condition): the pod keeps running until then."""
+        node = victim.node_name
+        assert node is not None
+        gone_at = at + victim.grace_seconds * 1000
+        terminating = copy.copy(victim)
+        terminating.terminating = True
+        terminating.terminating_by_preemption = preemptor is not None
+        terminating.deletion_timestamp = rfc3339(self.origin, gone_at)
+        self.state.replace(terminating)
+        self.sim.actions.append(Action(self.cycle, ActionKind.TERMINATE, terminating, node))
+        self.sim.terminations.append(
+            Termination(
+                victim.key,
+                node,
+                self.cycle if preemptor is not None else None,
+                preemptor.key if preemptor is not None else None,
+                seconds(at),
+                seconds(gone_at),
+                victim.grace_seconds,
+            )
+        )
+        self.progress_since_flush = True
+        return terminating
+
+    def await_gone(self, terminating: Pod, at: int, gated: frozenset[str] = frozenset()) -> None:
+        """Gone when its grace period ends: at once when that is 0."""
+        if terminating.grace_seconds:
+            self.agenda.add(at + terminating.grace_seconds * 1000, Happening.GONE, terminating)
+        else:
+            self.gone(terminating, gated)
+
+    def gone(self, pod: Pod, gated: frozenset[str] = frozenset()) -> None:
+        """The pod is gone from the API server: the informer's AssignedPod/Delete."""
+        self.state.delete(pod)
+        self.sim.actions.append(Action(self.cycle, ActionKind.DELETE, pod, pod.node_name))
+        self.progress_since_flush = True
+        self.queue.on_event(Event.ASSIGNED_POD_DELETE, pod, gated)
 
     def schedule_one(self, p: QueuedPodInfo) -> None:
         pod = p.pod
@@ -281,6 +453,7 @@ class Scheduler:
         host = sched.host
         assert host is not None
         self.queue.done(p)
+        self.bound_at[pod.key] = self.queue.now
         running = copy.copy(pod)
         running.node_name = host
         running.phase = "Running"
@@ -298,6 +471,7 @@ class Scheduler:
                 host_selection=sched.host_selection,
                 top_scored_nodes=list(top),
                 after_flush=self.flushes,
+                at=self._at(),
             )
         )
         if sched.host_selection == HOST_SCORED and len(top) > 1:
@@ -336,6 +510,7 @@ class Scheduler:
             nominated_node=nominating,
             message=out.message,
             after_flush=self.flushes,
+            at=self._at(),
         )
         self.sim.cycles.append(cycle)
         self.queue.add_unschedulable(p, rejector_plugins(out.sched.diagnosis))
@@ -344,12 +519,16 @@ class Scheduler:
             if nominating != current:
                 self._nominate(pod, nominating or None, NominatedBy.SCHEDULER)
                 self.progress_since_flush = True
+
         if chosen is None:
             return
-        victims = chosen.victims.pods
+        chosen_victims = chosen.victims.pods
+        # A timeline run does not delete a victim already terminating again.
+        victims = [v for v in chosen_victims if not (self.timed and v.terminating)]
         cycle.tied_nodes = list(pre.tied)
         # Reported by name; deleted below in the order DefaultPreemption chose them.
         cycle.victims = sorted(v.key for v in victims)
+        cycle.chosen_victims = sorted(v.key for v in chosen_victims)
         cycle.pdb_violations = chosen.victims.num_pdb_violations
         if len(pre.tied) > 1:
             self.sim.choice_points.append(
@@ -357,19 +536,22 @@ class Scheduler:
             )
         self.sim.preemptions.append((self.cycle, chosen.node, list(victims), cycle.pdb_violations))
         self._event(EventType.PREEMPT, pod.key, chosen.node, cycle.victims)
+        if not victims:
+            # prepareCandidateAsync returns before its goroutine: no nomination cleared.
+            return
         # prepareCandidateAsync: lower-priority pods nominated to the node lose it first.
         for np in self.state.nominated_pods(chosen.node):
             if np.priority < pod.priority and np.uid != pod.uid:
                 self._nominate(np, None, NominatedBy.SCHEDULER)
         # All victims but the last go while the preemptor is still held by PreEnqueue.
         for i, victim in enumerate(victims):
-            last = i == len(victims) - 1
-            self.state.delete(victim)
+            gated = frozenset() if i == len(victims) - 1 else frozenset({pod.key})
             self.sim.deleted_victims.append(victim.key)
-            self.sim.actions.append(Action(self.cycle, ActionKind.DELETE, victim, victim.node_name))
-            self.queue.on_event(
-                Event.ASSIGNED_POD_DELETE, victim, frozenset() if last else frozenset({pod.key})
-            )
+            if not self.timed:
+                self.gone(victim, gated)
+                continue
+            now = self.queue.now
+            self.await_gone(self.issue_deletion(victim, pod, now), now, gated)
         self.progress_since_flush = True
         if self.controllers is not None:
             for victim in victims:
@@ -384,12 +566,24 @@ class Scheduler:
         self.state.nominate(pod, node)
         pod.nominated_node_name = node
         self.sim.actions.append(Action(self.cycle, ActionKind.NOMINATE, pod, node))
-        self.sim.nominations.append(Nomination(self.cycle, pod.key, old, node or "", by))
+        self.sim.nominations.append(
+            Nomination(self.cycle, pod.key, old, node or "", by, self._at())
+        )
         self.progress_since_flush = True
+        if old and by is NominatedBy.SCHEDULER:
+            self.left_nominated(pod, old)
+
+    def left_nominated(self, pod: Pod, node: str) -> None:
+        """The pod no longer holds room on ``node`` (updatePodInSchedulingQueue's
+        hasNominatedNodeNameChanged, deletePodFromSchedulingQueue): pods of lower or equal
+        priority, which counted it there, may fit now (EventUnscheduledPodDelete)."""
+        left = copy.copy(pod)
+        left.node_name, left.nominated_node_name = None, node
+        self.queue.on_event(Event.UNSCHEDULED_POD_DELETE, left, at_most_priority=pod.priority)
 
     def _event(self, kind: EventType, pod: str, node: str, victims: list[str]) -> None:
         self.sim.events.append(
-            RunEvent(len(self.sim.events) + 1, self.cycle, kind, pod, node, victims)
+            RunEvent(len(self.sim.events) + 1, self.cycle, kind, pod, node, victims, self._at())
         )
 
 
@@ -402,12 +596,14 @@ def simulate(
     config: EngineConfig | None = None,
     on_cycle: Callable[[int], None] | None = None,
     reuse_answers: bool = True,
+    timeline: bool = False,
 ) -> Simulation:
     """Play kube-scheduler's scheduling loop over ``pods`` (pending Pods in submission
     order) on the cluster, until nothing can make progress. Never mutates the cluster.
 
     ``reuse_answers=False`` recomputes every node in every cycle (the same answers,
-    slower: the tests compare the two)."""
+    slower: the tests compare the two). ``timeline=True`` keeps time (DESIGN.md,
+    "Timeline contract"): grace periods, arrivals, deletions by others."""
     base = (
         cluster_or_objects
         if isinstance(cluster_or_objects, Cluster)
@@ -422,6 +618,7 @@ def simulate(
         cycle_limit=cycle_limit,
         on_cycle=on_cycle,
         reuse_answers=reuse_answers,
+        timeline=timeline,
     )
     scheduler.submit(pods)
     return scheduler.run()

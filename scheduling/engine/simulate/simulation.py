@@ -23,6 +23,8 @@ from .result import (
     Recreated,
     RunEvent,
     StopReason,
+    Termination,
+    Timeline,
 )
 from .state import ClusterState
 
@@ -36,6 +38,7 @@ class ActionKind(enum.Enum):
     BIND = "bind"
     DELETE = "delete"
     NOMINATE = "nominate"
+    TERMINATE = "terminate"  # deletion issued: the pod stays, terminating (timeline)
 
 
 @dataclass
@@ -70,6 +73,9 @@ class Simulation:
     recreated: list[Recreated] = field(default_factory=list)
     preemptions: list[Preemption] = field(default_factory=list)
     cycle_limit: int = 0
+    # A timeline run's clock and the pods deleted during it, in the order issued.
+    timeline: Timeline | None = None
+    terminations: list[Termination] = field(default_factory=list)
     # Filled by finish():
     pods: list[PodOutcome] = field(default_factory=list)
     final_queue: dict[str, list[str]] = field(default_factory=dict)
@@ -186,6 +192,9 @@ class Simulation:
         }
         if self.recreate_victims:
             out["recreated"] = [r.to_dict() for r in self.recreated]
+        if self.timeline is not None:
+            out["timeline"] = self.timeline.to_dict()
+            out["terminations"] = [t.to_dict() for t in self.terminations]
         return out
 
     # One cycle, explained ----------------------------------------------------
@@ -205,6 +214,8 @@ class Simulation:
                 state.bind(a.pod, a.node)
             elif a.kind is ActionKind.DELETE:
                 state.delete(a.pod)
+            elif a.kind is ActionKind.TERMINATE:
+                state.replace(a.pod)
             else:
                 state.nominate(a.pod, a.node)
         if popped is None:

@@ -55,8 +55,22 @@ class ClusterState(Cluster):
         podindex.note_bound(self, pod, node_name)
         self._touch(node_name)
 
+    def replace(self, pod: Pod) -> None:
+        """The running pod of the same uid is updated to ``pod`` (its deletion issued):
+        the cache's updatePod removes the old one (the node's last pod takes its place)
+        and appends the new one, so the node's pod order changes as the real one does."""
+        node_name = pod.node_name
+        assert node_name is not None
+        ni = self._writable(node_name)
+        old = next(p for p in ni.pods if p.uid == pod.uid)
+        ni.remove_pod(old)
+        podindex.note_removed(self, old, node_name)
+        ni.add_pod(pod)
+        podindex.note_bound(self, pod, node_name)
+        self._touch(node_name)
+
     def delete(self, pod: Pod) -> None:
-        """A victim is gone (terminationGracePeriodSeconds: 0)."""
+        """A pod is gone: a victim whose grace period ended (at once when it is 0)."""
         node_name = pod.node_name
         assert node_name is not None
         self._writable(node_name).remove_pod(pod)
