@@ -15,6 +15,7 @@ from django import forms
 from clusters.models import Snapshot
 from scheduling import services
 from scheduling.constants import MAX_MANIFEST_BYTES
+from scheduling.engine.objects import ARRIVAL_SECONDS
 from scheduling.engine.quantity import QuantityError, parse_quantity
 
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -119,6 +120,28 @@ class ManifestForm(forms.Form):
         "A single Pod with this ticked runs as a one-replica workload (the cascade needs "
         "kube-scheduler's loop), so its answer is the workload page, not the node-by-node one.",
     )
+    timeline = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Keep time (workloads)",
+        help_text="Victims keep running, and keep their room, for their grace period "
+        "(terminationGracePeriodSeconds, 30 s when unset); the answer says when each pod "
+        "runs. Untick for kube-scheduler's decisions as if every victim went at once.",
+    )
+    later = forms.CharField(
+        required=False,
+        label="Then, later, another workload",
+        widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false"}),
+        help_text="Optional: objects submitted after the first ones (a higher-priority "
+        "rollout arriving while the victims still terminate, say).",
+    )
+    later_seconds = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=86_400,
+        label="Seconds later",
+        help_text="When the second workload is created, after the first.",
+    )
 
     def __init__(self, *args: Any, snapshot: Snapshot, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -141,6 +164,10 @@ class ManifestForm(forms.Form):
             source = upload.name
         try:
             objects = services.manifest_objects(text=text, source=source)
+            later = self._later(objects)
+            if later:
+                data["timeline"] = True  # an arrival needs the clock
+                objects = objects + later
             if services.is_single_pod(objects) and not data.get("recreate_victims"):
                 services.pod_validate(snapshot=self.snapshot, pod=objects[0])
                 self.pod = objects[0]
@@ -148,8 +175,34 @@ class ManifestForm(forms.Form):
                 services.workload_expand(snapshot=self.snapshot, objects=objects)
                 self.objects = objects
         except services.PodRejected as e:
-            self.add_error("file" if upload else "manifest", e.message)
+            self.add_error(
+                e.field if e.field == "later" else "file" if upload else "manifest", e.message
+            )
         return data
+
+    def _later(self, first: list[Any]) -> list[Any]:
+        """The second workload's objects, each annotated to arrive ``later_seconds`` after
+        time zero (the first workload's pods are created at once); a workload's
+        annotation holds for all its pods (expand_workload)."""
+        text = self.cleaned_data.get("later") or ""
+        if not text.strip():
+            return []
+        seconds = self.cleaned_data.get("later_seconds")
+        if seconds is None:
+            raise services.PodRejected(
+                "Say how many seconds after the first workload the second one arrives.",
+                field="later",
+            )
+        try:
+            objects = services.manifest_objects(text=text, source="later")
+        except services.PodRejected as e:
+            raise services.PodRejected(e.message, field="later") from None
+        for obj in objects:
+            meta = obj.setdefault("metadata", {})
+            annotations = meta.setdefault("annotations", {}) or {}
+            annotations[ARRIVAL_SECONDS] = f"{seconds:g}"
+            meta["annotations"] = annotations
+        return objects
 
 
 class PodForm(forms.Form):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from scheduling import presenters, workload_presenters
 from scheduling.engine import Explanation, Outcome
 from scheduling.report_escaping import md_code, md_text
+from scheduling.timeline_presenters import waits_sentences
 from scheduling.workloads import WorkloadRun
 
 
@@ -111,6 +112,9 @@ def render_workload_markdown(run: WorkloadRun, *, snapshot: str, gate_failures: 
         f"**{md_text(workload_presenters.workload_sentence(run))}.** "
         f"{md_text(workload_presenters.stop_reason_text(run))}",
     ]
+    waits = waits_sentences(run)
+    if waits:
+        lines += ["", *[f"- {md_text(s)}" for s in waits]]
     lines += _gates(gate_failures)
     if run.pdb_report:
         lines += ["", "#### PodDisruptionBudgets", ""]

@@ -78,6 +78,8 @@ class Analysis(LeasedWork):
     # the stored run (scheduling.workloads.WorkloadRun.to_json()).
     kind = models.CharField(max_length=16, choices=AnalysisKind.choices, default=AnalysisKind.POD)
     recreate_victims = models.BooleanField(default=False)
+    # A workload run that keeps time: grace periods, arrivals (DESIGN.md, "Timeline").
+    timeline = models.BooleanField(default=False)
     simulation = models.JSONField(null=True, blank=True)
     # The lists' words for a workload's answer ("7 of 10 replicas run; 20 pods of 3 apps
     # evicted; ..."): a workload is never summed up as one pod's outcome.

@@ -486,8 +486,67 @@ class VictimRow:
 
 
 def victim_notes(ex: Explanation) -> list[str]:
-    """What evicting a victim really does when its owner puts it straight back: a
-    DaemonSet's pod is made again for the same node (it is pinned there), where the
+    """What evicting the victims really does: how long they take to go, how equally
+    important ones were ordered, and the DaemonSet pods their owner puts straight back."""
+    return [n for n in (grace_note(ex), equal_victims_note(ex), *daemon_notes(ex)) if n]
+
+
+def grace_note(ex: Explanation) -> str:
+    """Victims keep running, and holding their room, for their grace period after the
+    deletion: the pod waits nominated meanwhile, and another may take the room."""
+    graces = [(v.grace_seconds, v.key) for v in ex.victim_details if v.grace_seconds]
+    if not graces or ex.node is None:
+        return ""
+    longest, who = max(graces)
+    whose = (
+        f"its grace period ({who}: terminationGracePeriodSeconds {longest})"
+        if len(ex.victim_details) == 1
+        else f"the longest grace period among them ({who}: terminationGracePeriodSeconds {longest})"
+    )
+    return (
+        f"The victims take up to {duration_text(longest)} to go: each keeps running, and "
+        f"keeps its room on {ex.node}, until {whose} ends. Meanwhile the pod waits, "
+        f"nominated to {ex.node}, and binds once they are gone; a pod of higher priority "
+        "submitted meanwhile may take the room first, and a pod of lower priority may land "
+        "on another node. A workload what-if with “Keep time” shows when each pod runs."
+    )
+
+
+def equal_victims_note(ex: Explanation) -> str:
+    """Victims of the same priority started in the same second: kube-scheduler's order
+    among them (its cache's list order, then Go's sort.Slice) decided which were spared."""
+    groups: dict[tuple[int, str], list[str]] = {}
+    for v in ex.victim_details:
+        if v.start_time:
+            groups.setdefault((v.priority, v.start_time[:19]), []).append(v.key)
+    ties = [(k, keys) for k, keys in groups.items() if len(keys) > 1]
+    if not ties:
+        return ""
+    (priority, second), keys = max(ties, key=lambda t: len(t[1]))
+    return (
+        f"{len(keys)} victims have priority {priority} and started in the same second "
+        f"({second.replace('T', ' ')}): {join_names(keys, limit=NAMES_IN_A_SENTENCE)}. "
+        "kube-scheduler orders such equally important pods as its cache holds them (the "
+        "API server's list order, by namespace and name, then in the order they were bound) "
+        "reordered by Go's sort.Slice, which is not stable; which of them are spared "
+        "follows that order, and this answer follows it too."
+    )
+
+
+def duration_text(seconds: float) -> str:
+    """ "30 s", "2 min 5 s", "1 h 4 min": a wait as a reader says it."""
+    s = round(seconds)
+    if s < 60:
+        return f"{seconds:.0f} s" if seconds >= 1 else f"{seconds * 1000:.0f} ms"
+    if s < 3600:
+        m, rest = divmod(s, 60)
+        return f"{m} min {rest} s" if rest else f"{m} min"
+    h, rest = divmod(s, 3600)
+    return f"{h} h {rest // 60} min" if rest // 60 else f"{h} h"
+
+
+def daemon_notes(ex: Explanation) -> list[str]:
+    """A DaemonSet's pod is made again for the same node (it is pinned there), where the
     preemptor now holds the room, so it stays pending and the node loses its daemon."""
     daemons = [v for v in ex.victim_details if (v.owner or "").startswith("DaemonSet/")]
     if not daemons:

@@ -305,6 +305,7 @@ def analysis_create_workload(
     snapshot: Snapshot,
     objects: Any,
     recreate_victims: bool = False,
+    timeline: bool = False,
     source: str = AnalysisSource.MANIFEST,
     field: str = "objects",
     taken: Iterable[str] = (),
@@ -324,6 +325,7 @@ def analysis_create_workload(
         },
         pod_key=workload.describe()[:507],
         recreate_victims=recreate_victims,
+        timeline=timeline,
         source=source,
     )
 
@@ -333,6 +335,7 @@ def analysis_create_from_manifest(
     snapshot: Snapshot,
     text: str | bytes,
     recreate_victims: bool = False,
+    timeline: bool = False,
     source: str = AnalysisSource.MANIFEST,
 ) -> Analysis:
     """One Pod: a single-pod what-if; a controller, a List or several documents: a workload."""
@@ -343,6 +346,7 @@ def analysis_create_from_manifest(
         snapshot=snapshot,
         objects=objects,
         recreate_victims=recreate_victims,
+        timeline=timeline,
         source=source,
         field="manifest",
     )
@@ -354,6 +358,7 @@ def workload_simulate(
     made: list[dict[str, Any]],
     pods: list[dict[str, Any]],
     recreate_victims: bool,
+    timeline: bool = False,
     on_cycle: Any = None,
     cycle_limit: int | None = None,
 ) -> WorkloadRun:
@@ -369,6 +374,7 @@ def workload_simulate(
         recreate_victims=recreate_victims,
         on_cycle=on_cycle,
         cycle_limit=cycle_limit,
+        timeline=timeline,
     )
     return WorkloadRun.from_simulation(sim, workload)
 
@@ -604,6 +610,7 @@ def _workload_compute(analysis: Analysis, cluster: Cluster, budget: AnalysisBudg
         made=run_of.pod["made"],
         pods=run_of.pod["pods"],
         recreate_victims=run_of.recreate_victims,
+        timeline=run_of.timeline,
         on_cycle=budget.watch(_Progress(analysis.pk) if run_of is analysis else None),
         cycle_limit=budget.cycle_limit(default_cycle_limit(len(run_of.pod["pods"]))),
     )
@@ -618,6 +625,7 @@ def _cycle_explain(analysis: Analysis, cluster: Cluster) -> Any:
         cluster,
         parent.pod["pods"],
         recreate_victims=parent.recreate_victims,
+        timeline=parent.timeline,
         cycle_limit=analysis.cycle,
         on_cycle=AnalysisBudget.from_settings().watch(),
     )
@@ -718,6 +726,7 @@ def analysis_rerun(*, analysis: Analysis, snapshot: Snapshot) -> Analysis:
             snapshot=snapshot,
             objects=analysis.pod["objects"],
             recreate_victims=analysis.recreate_victims,
+            timeline=analysis.timeline,
             source=analysis.source,
         )
     return analysis_create(snapshot=snapshot, pod=analysis.pod, source=analysis.source)

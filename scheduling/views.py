@@ -30,7 +30,14 @@ from clusters.models import Snapshot
 from clusters.selectors import pod_manifest, snapshot_demo_find, snapshot_get, snapshot_list
 from clusters.services import snapshot_load_demo
 from config.faults import BrokerUnavailable
-from scheduling import presenters, rendered_cache, selectors, services, workload_presenters
+from scheduling import (
+    presenters,
+    rendered_cache,
+    selectors,
+    services,
+    timeline_presenters,
+    workload_presenters,
+)
 from scheduling.constants import (
     CANDIDATES_PER_PAGE,
     REJECTED_GROUP_NODES_PER_PAGE,
@@ -74,6 +81,7 @@ def _submit(
                 snapshot=snapshot,
                 objects=objects,
                 recreate_victims=bool(form.cleaned_data.get("recreate_victims")),
+                timeline=bool(form.cleaned_data.get("timeline")),
                 source=source,
             )
         elif form.pod is not None:
@@ -134,6 +142,7 @@ def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
         initial = {
             "manifest": services.analysis_manifest(analysis=earlier),
             "recreate_victims": earlier.recreate_victims,
+            "timeline": earlier.timeline,
         }
         mode = "manifest"
     if request.method == "POST":
@@ -329,6 +338,9 @@ def workload_context(
             per_page=VICTIM_GROUPS_PER_PAGE,
         ),
         "run_svg": workload_presenters.run_svg(run),
+        "timeline_svg": timeline_presenters.timeline_svg(run),
+        "wait_sentences": timeline_presenters.waits_sentences(run),
+        "pod_waits": {w.pod: w for w in timeline_presenters.pod_waits(run)},
         "nodes_svg": workload_presenters.nodes_svg(run.nodes),
         "cycle_page": presenters.paginate(
             run.cycles, page=cycles_page, per_page=WORKLOAD_ROWS_PER_PAGE

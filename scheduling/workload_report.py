@@ -5,16 +5,18 @@ from __future__ import annotations
 
 from scheduling import workload_presenters as wp
 from scheduling.report_escaping import plain
+from scheduling.timeline_presenters import waits_sentences
 from scheduling.workloads import WorkloadRun
 
 
 def render_workload_text(run: WorkloadRun) -> str:
-    lines = [wp.workload_sentence(run) + ".", wp.stop_reason_text(run), ""]
+    lines = [wp.workload_sentence(run) + ".", *waits_sentences(run), wp.stop_reason_text(run), ""]
     lines.append("Cycles:")
     for y in run.cycles:
         where = y.node or y.nominated_node or "-"
         extra = f"; evicts {', '.join(y.victims)}" if y.victims else ""
-        lines.append(f"  {y.cycle:>4}  {y.pod}  {y.result.value} {where}{extra}")
+        at = f"{y.at:>10.3f}s  " if y.at is not None else ""
+        lines.append(f"  {y.cycle:>4}  {at}{y.pod}  {y.result.value} {where}{extra}")
     if run.pdb_report:
         lines += ["", "PodDisruptionBudgets:"]
         lines += [f"  {wp.pdb_paragraph(r)}" for r in run.pdb_report]

@@ -20,6 +20,7 @@ from scheduling.engine.simulate import (
     ChoicePoint,
     Cycle,
     CycleResult,
+    Nomination,
     OwnerReplicas,
     PDBReport,
     PodOutcome,
@@ -27,6 +28,8 @@ from scheduling.engine.simulate import (
     RunEvent,
     Simulation,
     StopReason,
+    Termination,
+    Timeline,
 )
 from scheduling.engine.workload import Workload, WorkloadObject
 
@@ -89,6 +92,10 @@ class WorkloadRun:
     choice_points: list[ChoicePoint] = field(default_factory=list)
     recreated: list[Recreated] = field(default_factory=list)
     stop_reason: StopReason = StopReason.QUEUE_EMPTY
+    # A run that kept time (simulate(timeline=True)); None for one that did not.
+    timeline: Timeline | None = None
+    terminations: list[Termination] = field(default_factory=list)
+    nominations: list[Nomination] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         c = self.contract
@@ -99,6 +106,9 @@ class WorkloadRun:
         self.choice_points = [ChoicePoint.from_dict(p) for p in c["choice_points"]]
         self.recreated = [Recreated.from_dict(r) for r in c.get("recreated", [])]
         self.stop_reason = StopReason(c["stop_reason"])
+        self.timeline = Timeline.from_dict(c["timeline"]) if c.get("timeline") else None
+        self.terminations = [Termination.from_dict(t) for t in c.get("terminations", [])]
+        self.nominations = [Nomination.from_dict(n) for n in c.get("nominations", [])]
 
     # --- building and storing -------------------------------------------------------
 

@@ -39,6 +39,17 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
         help_text="Workloads: a victim owned by a ReplicaSet, StatefulSet, Job or DaemonSet "
         "comes back as a new pending pod and is scheduled in turn (the cascade).",
     )
+    timeline = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Workloads: keep time. A victim keeps its room for its "
+        "terminationGracePeriodSeconds (30 when unset) after its deletion; a pod annotated "
+        "preemptlab.io/arrival-seconds (on its own metadata or its workload's) is created "
+        "that long after time zero; a running pod annotated preemptlab.io/delete-at-seconds "
+        "is deleted then. The result gains `timeline`, `terminations` and the times of "
+        "every cycle, event and pod. A single Pod with this set runs as a one-replica "
+        "workload.",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         given = [k for k in ("pod", "manifest", "objects") if attrs.get(k) not in (None, "")]
@@ -48,7 +59,8 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
             raise serializers.ValidationError(
                 {"non_field_errors": ["Give exactly one of 'pod', 'manifest' and 'objects'."]}
             )
-        recreate = bool(attrs.get("recreate_victims"))
+        # The cascade and the clock need kube-scheduler's loop: a workload run.
+        recreate = bool(attrs.get("recreate_victims")) or bool(attrs.get("timeline"))
         attrs["field"] = given[0]
         if given[0] == "manifest":
             try:
@@ -103,6 +115,7 @@ class AnalysisSerializer(AnalysisAcceptedSerializer):
             "error",
             "kind",
             "recreate_victims",
+            "timeline",
             "progress_cycle",
             "outcome",
             "summary",

@@ -77,7 +77,7 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
             "Submit a pending Pod (as `pod`, a JSON object, or `manifest`, YAML or JSON text) "
             "or a workload (`manifest` holding Deployments, ReplicaSets, StatefulSets, Jobs, a "
             "List or several documents, or `objects`, a list of them; `recreate_victims` adds "
-            "the cascade) to be analyzed on the snapshot by a worker. Answers 202 at once with "
+            "the cascade, `timeline` keeps time: grace periods, arrivals) to be analyzed on the snapshot by a worker. Answers 202 at once with "
             "the analysis' URL; GET it until `status` is `done` (then `result` holds the "
             "contract of its `kind`: pod or workload) or `failed` (then `error` says why). "
             "Malformed input (0 replicas, more than the replica limit, a template without "
@@ -104,6 +104,7 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
                     snapshot=snapshot,
                     objects=data["objects"],
                     recreate_victims=data["recreate_victims"],
+                    timeline=data["timeline"],
                     source=AnalysisSource.API,
                     field=field,
                 )

@@ -198,6 +198,10 @@ class VictimDetail(Struct):
     violates_pdb: bool = False
     # Not among the snapshot's pods (only in analyses stored before victims were kept).
     missing: bool = False
+    # spec.terminationGracePeriodSeconds: how long it keeps its room once deleted (None in
+    # analyses stored before it was kept); already terminating: no deletion is issued.
+    grace_seconds: int | None = None
+    terminating: bool = False
 
 
 class PreemptionSampling(Struct):

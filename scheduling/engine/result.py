@@ -176,6 +176,8 @@ def _victim_details(result: Result, cluster: Cluster) -> list[VictimDetail]:
                 requests=dict(p.requests),
                 start_time=p.start_time,
                 owner=p.owner,
+                grace_seconds=p.grace_seconds,
+                terminating=p.terminating,
                 pdbs=[
                     PDBState(
                         pdb=f"{b.namespace}/{b.name}", disruptions_allowed=b.disruptions_allowed

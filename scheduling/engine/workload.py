@@ -41,7 +41,7 @@ from typing import Any
 
 from .errors import InvalidInput
 from .labels import LabelSelector
-from .objects import Pod
+from .objects import ARRIVAL_SECONDS, Pod, seconds_annotation_ms
 from .priority import PriorityResolver
 from .simulate.controllers import CREATED_AFTER, name_suffix
 
@@ -545,6 +545,19 @@ _EXPANDERS = {
 }
 
 
+def _arrive_with(obj: Mapping[str, Any], pods: list[dict[str, Any]]) -> None:
+    """preemptlab.io/arrival-seconds on a workload's metadata: all its pods arrive then
+    (a pod template's own value wins)."""
+    meta = _mapping(obj.get("metadata"), "metadata")
+    notes = _mapping(meta.get("annotations"), "metadata.annotations")
+    if obj.get("kind") == "Pod" or ARRIVAL_SECONDS not in notes:
+        return
+    seconds_annotation_ms(notes, ARRIVAL_SECONDS)  # refused here, located at the object
+    for pod in pods:
+        annotations = pod["metadata"].setdefault("annotations", {})
+        annotations.setdefault(ARRIVAL_SECONDS, str(notes[ARRIVAL_SECONDS]))
+
+
 def expand_workload(
     objects: Iterable[Any],
     *,
@@ -587,6 +600,7 @@ def expand_workload(
             if not isinstance(name, str) or not name:
                 raise InvalidInput("Required value: a name", field="metadata.name")
             replica_set, pods = expander(ctx, obj, str(namespace), name)
+            _arrive_with(obj, pods)
         except TooManyReplicas:
             raise
         except InvalidInput as e:

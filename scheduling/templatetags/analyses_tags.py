@@ -20,3 +20,9 @@ def pretty_json(value: Any) -> str:
 @register.filter
 def quantity(value: Any, resource: str) -> str:
     return format_quantity(value, resource)
+
+
+@register.filter
+def get_item(mapping: Any, key: Any) -> Any:
+    """``mapping[key]``, or None: a row's entry in a dict the view built beside a list."""
+    return mapping.get(key) if isinstance(mapping, dict) else None

@@ -102,3 +102,79 @@ def test_a_pod_bound_during_the_run_started_after_every_pod_of_a_recent_snapshot
     sim = simulate(snapshot, [replica, urgent]).to_dict()
     assert [e["type"] for e in sim["events"]] == ["bind", "preempt", "bind"]
     assert sim["deleted_victims"] == ["default/replica"]
+
+
+def _real_rollout_items() -> list[dict[str, Any]]:
+    """ocp-aws as issue scenarios build it: one worker cordoned, one not ready, the
+    workers' own pods (not their DaemonSets') demoted to a class of value 100: the last
+    worker holds 14 such pods, 9 of them started in the same second."""
+    import gzip
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "fixtures/realworld/ocp-aws/snapshot.json.gz"
+    items: list[dict[str, Any]] = json.loads(gzip.decompress(path.read_bytes()))["items"]
+    workers = sorted(
+        o["metadata"]["name"]
+        for o in items
+        if o["kind"] == "Node" and "node-role.kubernetes.io/worker" in o["metadata"]["labels"]
+    )
+    for o in items:
+        owner = (o["metadata"].get("ownerReferences") or [{}])[0].get("kind")
+        if o["kind"] == "Pod" and o["spec"].get("nodeName") in workers and owner != "DaemonSet":
+            o["spec"]["priority"], o["spec"]["priorityClassName"] = 100, "low"
+        if o["kind"] == "Node" and o["metadata"]["name"] == workers[0]:
+            o["spec"]["unschedulable"] = True
+        if o["kind"] == "Node" and o["metadata"]["name"] == workers[1]:
+            o["spec"].setdefault("taints", []).append(
+                {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
+            )
+    for name, value in (("medium", 1000), ("low", 100)):
+        items.append(
+            {
+                "apiVersion": "scheduling.k8s.io/v1",
+                "kind": "PriorityClass",
+                "metadata": {"name": name},
+                "value": value,
+            }
+        )
+    return items
+
+
+def test_a_real_rollout_answers_alike_whatever_the_dumps_order() -> None:
+    from scheduling.engine import load_cluster, simulate
+    from scheduling.engine.workload import admit, expand_workload
+
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {
+            "replicas": 8,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {
+                    "priorityClassName": "medium",
+                    "containers": [
+                        {"name": "c", "resources": {"requests": {"cpu": "500m", "memory": "2Gi"}}}
+                    ],
+                },
+            },
+        },
+    }
+    items = _real_rollout_items()
+    answers = []
+    for order in ("as dumped", "reversed", "shuffled"):
+        listed = list(items)
+        if order == "reversed":
+            listed.reverse()
+        elif order == "shuffled":
+            random.Random(7).shuffle(listed)
+        cluster = load_cluster(listed)
+        workload = expand_workload([deployment])
+        admit(workload, cluster.resolver)
+        run = simulate(cluster, workload.pods).to_dict()
+        answers.append((run["deleted_victims"], run["events"]))
+    assert answers[0][0]  # the rollout does preempt real pods
+    assert answers[1] == answers[0] and answers[2] == answers[0]

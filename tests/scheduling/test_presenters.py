@@ -420,14 +420,14 @@ def test_a_daemonset_victim_is_said_to_come_back_on_the_same_full_node() -> None
     items = objects["items"]
     ex = analyze(objects, demo_cat3_pod()).explanation
     (victim,) = ex.victim_details
-    assert presenters.victim_notes(ex) == []  # a ReplicaSet's pod goes elsewhere
+    assert presenters.daemon_notes(ex) == []  # a ReplicaSet's pod goes elsewhere
     for obj in items:  # the same victim, owned by a DaemonSet
         if obj.get("kind") == "Pod" and obj["metadata"]["name"] == victim.name:
             obj["metadata"]["ownerReferences"] = [
                 {"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "log-agent", "uid": "u"}
             ]
     ex = analyze(objects, demo_cat3_pod()).explanation
-    (note,) = presenters.victim_notes(ex)
+    (note,) = presenters.daemon_notes(ex)
     assert note.startswith(f"{victim.key} belongs to DaemonSet/log-agent")
     assert f"for {ex.node} itself" in note and "stays pending" in note
 
@@ -471,3 +471,42 @@ def test_several_daemonset_victims_are_said_in_one_note() -> None:
     (note,) = presenters.victim_notes(ex)
     assert note.startswith("3 victims belong to DaemonSets (sdn, dns and tuned)")
     assert "again for worker-1 itself" in note
+
+
+def test_the_victims_grace_period_is_said_with_the_longest_one() -> None:
+    from clusters.demo import demo_cat3_pod, demo_objects
+    from scheduling.engine import analyze
+
+    objects = demo_objects()
+    ex = analyze(objects, demo_cat3_pod()).explanation
+    (victim,) = ex.victim_details
+    assert victim.grace_seconds == 30  # unset in the demo: the API server's default
+    assert presenters.grace_note(ex).startswith("The victims take up to 30 s to go")
+    for obj in objects["items"]:
+        if obj.get("kind") == "Pod" and obj["metadata"]["name"] == victim.name:
+            obj["spec"]["terminationGracePeriodSeconds"] = 125
+    ex = analyze(objects, demo_cat3_pod()).explanation
+    note = presenters.grace_note(ex)
+    assert "up to 2 min 5 s" in note and f"{victim.key}: terminationGracePeriodSeconds 125" in note
+    assert "may take the room first" in note
+    for obj in objects["items"]:
+        if obj.get("kind") == "Pod" and obj["metadata"]["name"] == victim.name:
+            obj["spec"]["terminationGracePeriodSeconds"] = 0
+    assert presenters.grace_note(analyze(objects, demo_cat3_pod()).explanation) == ""
+
+
+def test_equally_important_victims_started_in_one_second_are_said_to_be_ordered() -> None:
+    from scheduling.engine.explanation import VictimDetail
+
+    same = "2021-08-03T09:26:03Z"
+    ex = _ex(outcome=Outcome.PREEMPTS, node="a")
+    ex.victim_details = [
+        VictimDetail(key=f"ns/p{i}", namespace="ns", name=f"p{i}", priority=100, start_time=same)
+        for i in range(3)
+    ]
+    note = presenters.equal_victims_note(ex)
+    assert note.startswith("3 victims have priority 100 and started in the same second")
+    assert "sort.Slice" in note
+    ex.victim_details[0].start_time = "2021-08-03T09:26:04Z"
+    ex.victim_details[1].priority = 90
+    assert presenters.equal_victims_note(ex) == ""

@@ -14,6 +14,8 @@ from .result import (
     Recreated,
     RunEvent,
     StopReason,
+    Termination,
+    Timeline,
 )
 from .scheduler import default_cycle_limit, simulate
 from .simulation import Simulation
@@ -33,6 +35,8 @@ __all__ = [
     "RunEvent",
     "Simulation",
     "StopReason",
+    "Termination",
+    "Timeline",
     "default_cycle_limit",
     "simulate",
 ]

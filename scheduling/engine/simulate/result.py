@@ -220,6 +220,10 @@ class Nomination:
             out["at"] = self.at
         return out
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Nomination:
+        return cls(d["cycle"], d["pod"], d["from"], d["to"], NominatedBy(d["by"]), d.get("at"))
+
 
 @dataclass
 class Flush:

@@ -72,6 +72,12 @@ class Command(BaseCommand):
             "(the cascade); the report then says what each owner really lost",
         )
         parser.add_argument(
+            "--timeline",
+            action="store_true",
+            help="workloads: keep time: victims take their grace period to go, pods arrive "
+            "at their preemptlab.io/arrival-seconds; the report says when each pod runs",
+        )
+        parser.add_argument(
             "--fail-on-preempt", action="store_true", help="fail when the pod would preempt any pod"
         )
         parser.add_argument(
@@ -160,7 +166,12 @@ class Command(BaseCommand):
                 returncode=gates.BAD_INPUT,
             ) from None
         admit(workload, cluster.resolver)
-        sim = simulate(cluster, workload.pods, recreate_victims=options["recreate_victims"])
+        sim = simulate(
+            cluster,
+            workload.pods,
+            recreate_victims=options["recreate_victims"],
+            timeline=options["timeline"],
+        )
         run = WorkloadRun.from_simulation(sim, workload)
         failed = gates.failures_of_run(chosen, run)
         if options["format"] == "json":
@@ -203,6 +214,7 @@ class Command(BaseCommand):
                 len(objects) != 1
                 or objects[0].get("kind") not in ("Pod", None)
                 or options["recreate_victims"]
+                or options["timeline"]
             ):
                 self._workload(cluster, objects, options, chosen, snapshot_name)
                 return
