@@ -118,7 +118,14 @@ def waits_sentences(run: WorkloadRun) -> list[str]:
         if len(ws) == 1:
             out.append(ws[0].sentence() + ".")
         else:
-            clause = ws[0].clause(plural=True).replace("once its", "once their")
+            clause = (
+                ws[0]
+                .clause(plural=True)
+                .replace(
+                    "once its victim's grace period ends", "once their victims' grace periods end"
+                )
+                .replace("once its", "once their")
+            )
             out.append(f"{names} {clause}.")
     if len(ordered) > WAIT_GROUPS_SHOWN:
         out.append("The replicas table gives every pod's times.")

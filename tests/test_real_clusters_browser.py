@@ -91,11 +91,17 @@ def _pages(snapshot: Any, klass: str) -> list[str]:
             snapshot=snapshot, objects=[_deployment(12, klass)], recreate_victims=True
         ).pk
     )
+    # Kept time: the real pods' grace periods, a lane per real node on the clock.
+    timed = services.analysis_run(
+        analysis_id=services.analysis_create_workload(
+            snapshot=snapshot, objects=[_deployment(12, klass)], timeline=True
+        ).pk
+    )
     link = services.share_link_create(analysis=single)
     # What each result's headline must begin with, from the stored answers.
     words = {"fits": "Fits on", "preempts": "Preempts", "unschedulable": "Cannot be scheduled"}
     HEADLINES[single.get_absolute_url()] = words.get(single.outcome, "?")
-    for a in (plain, cascade):
+    for a in (plain, cascade, timed):
         run = a.run
         assert run is not None
         HEADLINES[a.get_absolute_url()] = f"{run.bound_count} of 12 replicas run"
@@ -113,6 +119,7 @@ def _pages(snapshot: Any, klass: str) -> list[str]:
         single.get_absolute_url(),
         plain.get_absolute_url(),
         cascade.get_absolute_url(),
+        timed.get_absolute_url(),
         link.get_absolute_url(),
         "/analyses/",
         "/snapshots/",

@@ -53,11 +53,12 @@ DEPLOYMENT: dict[str, Any] = {
 }
 
 
-def _expected(snapshot: Any) -> dict[str, Any]:
+def _expected(snapshot: Any, *, timeline: bool = False) -> dict[str, Any]:
     cluster = load_cluster(snapshot_objects(snapshot=snapshot))
     w = expand_workload([DEPLOYMENT])
     admit(w, cluster.resolver)
-    return json.loads(json.dumps(simulate(cluster, w.pods).to_dict(), default=lambda e: e.value))
+    out = simulate(cluster, w.pods, timeline=timeline).to_dict()
+    return json.loads(json.dumps(out, default=lambda e: e.value))
 
 
 def _api(url: str, token: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
@@ -90,7 +91,9 @@ def test_a_deployment_overruns_a_pdb_on_the_page_and_over_the_api(
 
     analysis = Analysis.objects.get()
     assert analysis.kind == "workload"
-    expected = _expected(analysis.snapshot)
+    # The form keeps time unless told not to: the demo's victims take their default 30 s.
+    assert analysis.timeline
+    expected = _expected(analysis.snapshot, timeline=True)
     exceeded = [r for r in expected["pdb_report"] if r["exceeded"]]
     assert exceeded, "the scenario must overrun a PDB"
     sentence = outcome.inner_text()
@@ -110,8 +113,24 @@ def test_a_deployment_overruns_a_pdb_on_the_page_and_over_the_api(
     preempting = [c for c in expected["cycles"] if c["result"] == "preempted"]
     assert svg.locator("g.cycle circle.dot-preempt").count() == len(preempting)
     assert page.locator("#nodes-svg").is_visible()
+    # The run on a clock: a bar per victim terminating, a dot per replica bound, and
+    # when each replica runs, in words.
+    clock = page.locator("#timeline-svg")
+    assert clock.is_visible()
+    bars = clock.locator("rect.seg-victim[data-victim]")
+    assert sorted(b.get_attribute("data-victim") for b in bars.all()) == sorted(
+        t["pod"] for t in expected["terminations"]
+    )
+    assert "grace period 30 s" in (bars.first.locator("title").text_content() or "")
+    assert clock.locator("circle.dot-bound[data-bound]").count() == 6
+    waits = " ".join(page.locator("#verdict [data-wait]").all_inner_texts())
+    assert "run 30 s after they were submitted, once their victim" in waits
+    last = max(p["bound_at"] for p in expected["pods"])
+    assert 30 <= last < 31
     if SCREENSHOTS:
         page.screenshot(path=os.path.join(SCREENSHOTS, "workload.png"), full_page=True)
+        clock.screenshot(path=os.path.join(SCREENSHOTS, "timeline.png"))
+        page.locator("#verdict").screenshot(path=os.path.join(SCREENSHOTS, "verdict.png"))
 
     # A cycle's own explanation, from its row.
     page.locator('#cycles tr[data-cycle="3"] button').click()
@@ -125,6 +144,7 @@ def test_a_deployment_overruns_a_pdb_on_the_page_and_over_the_api(
     base = f"{live_server.url}/api/snapshots/{analysis.snapshot_id}/analyses/"
     status, accepted = _api(base, token, {"objects": [DEPLOYMENT]})
     assert status == 202
+    expected = _expected(analysis.snapshot)  # the API keeps no time unless asked
     deadline = time.monotonic() + 60
     while True:
         _, body = _api(accepted["url"], token)
