@@ -3,7 +3,9 @@ simulate() and time it, with the memory it takes above the loaded cluster.
 
 - "preempt": 100 replicas of a critical-apps pod that only fits by preempting (28 cpu,
   8Gi: more than any node of the generated cluster has free, as in engine_bench);
-- "fit": 1,000 replicas of a small pod (50m cpu, 64Mi) that fit without preemption.
+- "fit": 1,000 replicas of a small pod (50m cpu, 64Mi) that fit without preemption;
+- "preempt, timeline": the 100 preempting replicas with timeline=True: every victim
+  keeps its room for its grace period (the generated pods set none: 30 s).
 
 Run: .venv/bin/python -m bench.simulate_bench [--large]   (500 nodes; --large: 5,000 nodes)
 """
@@ -54,23 +56,25 @@ def replicas(name: str, count: int, cpu: str, memory: str, cls: str) -> list[dic
     ]
 
 
-def measure(cluster: Any, label: str, pods: list[dict[str, Any]]) -> None:
+def measure(cluster: Any, label: str, pods: list[dict[str, Any]], timeline: bool = False) -> None:
     gc.collect()
     t0 = time.perf_counter()
-    sim = simulate(cluster, pods)
+    sim = simulate(cluster, pods, timeline=timeline)
     elapsed = time.perf_counter() - t0
     # Memory is measured on a second run: tracemalloc slows Python down several times.
     del sim
     gc.collect()
     tracemalloc.start()
-    sim = simulate(cluster, pods)
+    sim = simulate(cluster, pods, timeline=timeline)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     bound = sum(p.bound for p in sim.pods)
+    clock = f", {sim.timeline.duration:.0f}s on the clock" if sim.timeline else ""
     print(
         f"  {label}: {len(pods)} replicas in {elapsed:.2f}s, {len(sim.cycles)} cycles, "
         f"{bound} bound, {len(sim.deleted_victims)} victims, "
-        f"{sum(r.exceeded for r in sim.pdb_report)} PDBs exceeded, stop {sim.stop_reason.value}; "
+        f"{sum(r.exceeded for r in sim.pdb_report)} PDBs exceeded, stop {sim.stop_reason.value}"
+        f"{clock}; "
         f"peak Python memory above the loaded cluster {peak / 2**20:.0f} MiB"
     )
 
@@ -87,6 +91,8 @@ def run(nodes: int, pods: int, pdbs: int) -> None:
     )
     measure(cluster, "preempt", replicas("urgent", 100, "28", "8Gi", "critical-apps"))
     measure(cluster, "fit", replicas("small", 1000, "50m", "64Mi", "critical-apps"))
+    urgent = replicas("urgent", 100, "28", "8Gi", "critical-apps")
+    measure(cluster, "preempt, timeline", urgent, timeline=True)
 
 
 def main() -> None:

@@ -33,7 +33,9 @@ from scheduling.engine.simulate import (
 )
 from scheduling.engine.workload import Workload, WorkloadObject
 
-RUN_SCHEMA_VERSION = 1
+# 2: a run that kept time carries timeline, terminations and the times of its records
+# (simulate(timeline=True)); a version-1 run reads as one that kept none.
+RUN_SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True)
