@@ -401,6 +401,13 @@ class ScaleUpForm(forms.Form):
         label="Recreate victims",
         help_text="Victims owned by a controller come back as new pending pods (the cascade).",
     )
+    timeline = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Keep time",
+        help_text="Victims keep their room for their grace period; the answer says when each "
+        "new replica runs.",
+    )
 
     def __init__(
         self, *args: Any, snapshot: Snapshot, pod: dict[str, Any], owner: str, **kwargs: Any

@@ -208,6 +208,7 @@ def analysis_scale_up(request: HttpRequest, snapshot_id: int, pod_id: int) -> Ht
                 snapshot=snapshot,
                 objects=form.objects,
                 recreate_victims=form.cleaned_data["recreate_victims"],
+                timeline=form.cleaned_data["timeline"],
                 source=AnalysisSource.CLONE,
                 field="replicas",
                 taken=taken,

@@ -163,14 +163,17 @@ _WORKLOAD_RESULT = {
     "type": "object",
     "title": "Workload contract (kind workload)",
     "description": 'DESIGN.md "Workload contract": kube-scheduler\'s loop over the '
-    "workload's pods, cycle by cycle (`recreated` only with recreate_victims).",
+    "workload's pods, cycle by cycle (`recreated` only with recreate_victims; "
+    "`timeline`, `terminations` and the times `at`, `arrived_at`, `bound_at` only with "
+    'timeline: DESIGN.md "Timeline contract").',
     "properties": {
         "pods": {
             "type": "array",
             "items": {"type": "object"},
             "description": "pod, priority, "
             "priority_class, preemption_policy, final (bound|pending), node, "
-            "nominated_node, attempts; in submission order",
+            "nominated_node, attempts; with timeline also arrived_at and bound_at (seconds "
+            "since time zero, null when never created or bound); in submission order",
         },
         "cycles": {
             "type": "array",
@@ -178,7 +181,8 @@ _WORKLOAD_RESULT = {
             "description": "cycle, pod, "
             "attempt, result (bound|preempted|unschedulable), node, host_selection, "
             "top_scored_nodes, nominated_node, tied_nodes, victims, pdb_violations, "
-            "message",
+            "message; with timeline also at (seconds) and chosen_victims (victims includes "
+            "only those whose deletion the cycle issued)",
         },
         "events": {"type": "array", "items": {"type": "object"}},
         "deleted_victims": {"type": "array", "items": {"type": "string"}},
@@ -198,6 +202,18 @@ _WORKLOAD_RESULT = {
         },
         "choice_points": {"type": "array", "items": {"type": "object"}},
         "recreated": {"type": "array", "items": {"type": "object"}},
+        "timeline": {
+            "type": "object",
+            "description": "With timeline: clock_origin (RFC 3339, time zero: after the "
+            "snapshot's latest timestamp) and duration (seconds to the last event)",
+        },
+        "terminations": {
+            "type": "array",
+            "items": {"type": "object"},
+            "description": "With timeline: pod, node, cycle (the preempting cycle, null for "
+            "a deletion by someone else), preemptor, deleted_at, gone_at, grace_seconds; in "
+            "the order issued",
+        },
     },
     "required": ["pods", "cycles", "events", "stop_reason", "pdb_report"],
 }
