@@ -80,6 +80,9 @@ class Analysis(LeasedWork):
     recreate_victims = models.BooleanField(default=False)
     # A workload run that keeps time: grace periods, arrivals (DESIGN.md, "Timeline").
     timeline = models.BooleanField(default=False)
+    # DefaultPreemptionArgs as the cluster's scheduler configuration sets them, and a
+    # given random offset (EngineConfig's fields of the same names); {}: the defaults.
+    preemption_args = models.JSONField(default=dict, blank=True)
     simulation = models.JSONField(null=True, blank=True)
     # The lists' words for a workload's answer ("7 of 10 replicas run; 20 pods of 3 apps
     # evicted; ..."): a workload is never summed up as one pod's outcome.

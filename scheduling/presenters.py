@@ -242,15 +242,42 @@ def input_notices(ex: Explanation) -> list[str]:
     return out
 
 
+SHARES_IN_A_SENTENCE = 3
+
+
+def _percent(share: float) -> str:
+    return f"{share * 100:.0f}%" if share >= 0.01 else "under 1%"
+
+
 def sampling_notes(ex: Explanation) -> list[str]:
     notes = []
     pre = ex.preemption
-    if pre is not None and pre.sampled:
+    shares = ex.sampling
+    if shares is not None and shares.offset is not None:
+        notes.append(
+            f"Answered as kube-scheduler's dry run from random offset {shares.offset:,}: it "
+            f"looked at the potential nodes from there and stopped after "
+            f"{shares.window:,} candidates, as DefaultPreemption does."
+        )
+    elif shares is not None and shares.varies:
+        shown = [
+            f"{n.node} for {_percent(n.share)}" for n in shares.nominated[:SHARES_IN_A_SENTENCE]
+        ]
+        rest = len(shares.nominated) - len(shown)
+        notes.append(
+            f"kube-scheduler dry-runs preemption on only about {shares.window:,} of the "
+            f"{shares.potential_nodes:,} nodes where it could help, starting at a random one: "
+            f"it nominates {join_names(shown, limit=SHARES_IN_A_SENTENCE)}"
+            + (f" and {rest} other nodes for the rest" if rest else "")
+            + f" of its random starting points. Looking at every node, as this answer does, "
+            f"it would nominate {ex.node}."
+        )
+    elif pre is not None and pre.sampled:
         notes.append(
             f"kube-scheduler would have dry-run preemption on only "
             f"{pre.real_scheduler_would_sample:,} of the {pre.potential_nodes:,} nodes where it "
-            "could help, starting at a random node; this analysis evaluated all of them, so the "
-            "real scheduler may nominate a different (possibly worse) node."
+            "could help, starting at a random node; every starting point leads to the node "
+            "this analysis chose."
         )
     filt = ex.filter_sampling
     if filt is not None and filt.sampled:

@@ -40,6 +40,7 @@ from scheduling.constants import (
 from scheduling.engine import (
     ENGINE_VERSION,
     Cluster,
+    EngineConfig,
     InvalidInput,
     analyze,
     load_cluster,
@@ -472,7 +473,11 @@ def cycle_explanation_create(*, parent: Analysis, cycle: int) -> Analysis:
 
 
 def analysis_create(
-    *, snapshot: Snapshot, pod: Any, source: str = AnalysisSource.MANIFEST
+    *,
+    snapshot: Snapshot,
+    pod: Any,
+    source: str = AnalysisSource.MANIFEST,
+    preemption_args: dict[str, int] | None = None,
 ) -> Analysis:
     """A queued analysis of ``pod`` on ``snapshot``, its task sent once the row is committed.
 
@@ -485,7 +490,13 @@ def analysis_create(
     pod = dict(pod)
     pod.setdefault("apiVersion", "v1")
     pod.setdefault("kind", "Pod")
-    return _analysis_queue(snapshot=snapshot, pod=pod, pod_key=pod_key, source=source)
+    return _analysis_queue(
+        snapshot=snapshot,
+        pod=pod,
+        pod_key=pod_key,
+        source=source,
+        preemption_args=dict(preemption_args or {}),
+    )
 
 
 def submission_scrub(pod: dict[str, Any]) -> dict[str, int]:
@@ -642,7 +653,9 @@ def _analysis_compute(analysis: Analysis) -> Analysis:
         if analysis.parent_id is not None:
             explanation = _cycle_explain(analysis, cluster)
         else:
-            explanation = analyze(cluster, analysis.pod).explanation
+            explanation = analyze(
+                cluster, analysis.pod, EngineConfig(**analysis.preemption_args)
+            ).explanation
     except InvalidInput as e:
         return analysis_fail(analysis_id=analysis.pk, error=f"The pod is invalid: {e}")
     except OutOfTime as e:
@@ -729,7 +742,12 @@ def analysis_rerun(*, analysis: Analysis, snapshot: Snapshot) -> Analysis:
             timeline=analysis.timeline,
             source=analysis.source,
         )
-    return analysis_create(snapshot=snapshot, pod=analysis.pod, source=analysis.source)
+    return analysis_create(
+        snapshot=snapshot,
+        pod=analysis.pod,
+        source=analysis.source,
+        preemption_args=analysis.preemption_args,
+    )
 
 
 def analysis_manifest(*, analysis: Analysis) -> str:

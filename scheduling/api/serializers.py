@@ -51,7 +51,44 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
         "workload.",
     )
 
+    min_candidate_nodes_percentage = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=100,
+        help_text="A pod: DefaultPreemptionArgs.minCandidateNodesPercentage as the cluster's "
+        "scheduler configuration sets it (default 10).",
+    )
+    min_candidate_nodes_absolute = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        help_text="A pod: DefaultPreemptionArgs.minCandidateNodesAbsolute (default 100).",
+    )
+    preemption_offset = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        help_text="A pod: answer as kube-scheduler's dry run from this random offset (an "
+        "index into the potential nodes, in the snapshot's node order, taken modulo their "
+        "number), stopping where DryRunPreemption stops; to reproduce a real event. "
+        "Without it every potential node is dry-run and `sampling` gives the share of "
+        "offsets leading to each node.",
+    )
+
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        attrs["preemption_args"] = {
+            k: attrs.pop(k) for k in PREEMPTION_ARGS if attrs.get(k) is not None
+        }
+        args = attrs["preemption_args"]
+        if args.get("min_candidate_nodes_percentage", 10) == 0 and (
+            args.get("min_candidate_nodes_absolute", 100) == 0
+        ):
+            raise serializers.ValidationError(
+                {
+                    "min_candidate_nodes_absolute": [
+                        "minCandidateNodesPercentage and minCandidateNodesAbsolute cannot both "
+                        "be 0 (kube-scheduler refuses that configuration)."
+                    ]
+                }
+            )
         given = [k for k in ("pod", "manifest", "objects") if attrs.get(k) not in (None, "")]
         if "pod" in attrs and "pod" not in given:
             given.append("pod")
@@ -77,6 +114,13 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
             if recreate:
                 attrs["objects"] = [attrs.pop("pod")]
         return attrs
+
+
+PREEMPTION_ARGS = (
+    "min_candidate_nodes_percentage",
+    "min_candidate_nodes_absolute",
+    "preemption_offset",
+)
 
 
 class AnalysisAcceptedSerializer(serializers.ModelSerializer[Analysis]):
@@ -116,6 +160,7 @@ class AnalysisSerializer(AnalysisAcceptedSerializer):
             "kind",
             "recreate_victims",
             "timeline",
+            "preemption_args",
             "progress_cycle",
             "outcome",
             "summary",
@@ -156,6 +201,17 @@ _POD_RESULT = {
             "rejected_nodes",
             "message",
         ]
+    }
+    | {
+        "sampling": {
+            "type": "object",
+            "nullable": True,
+            "description": "potential_nodes, window (the candidates kube-scheduler's dry run "
+            "stops at: max(minCandidateNodesPercentage%, minCandidateNodesAbsolute)) and "
+            "nominated [{node, share}]: the share of its random starting offsets that "
+            "nominate each node (summing to 1; one entry of share 1 where it would not "
+            "sample, or with preemption_offset); null where no node had victims to offer",
+        }
     },
     "required": ["pod", "outcome", "node", "victims", "message"],
 }

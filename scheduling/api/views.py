@@ -110,7 +110,10 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
                 )
             else:
                 analysis = services.analysis_create(
-                    snapshot=snapshot, pod=data["pod"], source=AnalysisSource.API
+                    snapshot=snapshot,
+                    pod=data["pod"],
+                    source=AnalysisSource.API,
+                    preemption_args=data["preemption_args"],
                 )
         except services.SnapshotNotReady as e:
             return Response({"snapshot": [e.message]}, status=status.HTTP_409_CONFLICT)

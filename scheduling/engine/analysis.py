@@ -175,7 +175,7 @@ def analyze(
             filter_sampling=sampling,
             **base,
         )
-    pre = Evaluator(fw).preempt(state, pending, diagnosis)
+    pre = Evaluator(fw, shares=True).preempt(state, pending, diagnosis)
     candidate_nodes = {c.node for c in pre.candidates}
     rejected = [
         RejectedNode(

@@ -39,6 +39,11 @@ class EngineConfig:
     # potential nodes; the engine evaluates all of them and reports the sampled count.
     min_candidate_nodes_percentage: int = 10
     min_candidate_nodes_absolute: int = 100
+    # GetOffsetAndNumCandidates' random offset, given: the dry run is then the real,
+    # sampled one, from this index of the potential nodes (in the snapshot's node order)
+    # to where DryRunPreemption stops. None: every potential node, and the share of
+    # offsets leading to each nominated node (Result "sampling").
+    preemption_offset: int | None = None
     # InterPodAffinityArgs.hardPodAffinityWeight and .ignorePreferredTermsOfExistingPods
     hard_pod_affinity_weight: int = 1
     ignore_preferred_terms_of_existing_pods: bool = False

@@ -219,6 +219,35 @@ class PreemptionSampling(Struct):
         return self.real_scheduler_would_sample < self.potential_nodes
 
 
+class NominationShare(Struct):
+    """A node the real scheduler nominates for ``offsets`` of its random offsets."""
+
+    node: str
+    share: float
+    offsets: int = 0
+
+
+class Sampling(Struct):
+    """What DryRunPreemption's random offset does: the node each offset leads to.
+    ``offset`` is set when the analysis was asked as one given offset."""
+
+    potential_nodes: int
+    window: int  # the candidates the real dry run stops at
+    nominated: list[NominationShare] = msgspec.field(default_factory=list)
+    offset: int | None = None
+
+    @property
+    def varies(self) -> bool:
+        return len(self.nominated) > 1
+
+    def to_contract(self) -> dict[str, Any]:
+        return {
+            "potential_nodes": self.potential_nodes,
+            "window": self.window,
+            "nominated": [{"node": n.node, "share": n.share} for n in self.nominated],
+        }
+
+
 class FilterSampling(Struct):
     """Where the real Filter phase would have stopped looking for feasible nodes."""
 
@@ -267,6 +296,8 @@ class Explanation(Struct, kw_only=True):
     chosen_node: NodeResources | None = None
     victim_details: list[VictimDetail] = msgspec.field(default_factory=list)
     preemption: PreemptionSampling | None = None
+    # The contract's "sampling": None where no node had victims to offer.
+    sampling: Sampling | None = None
     filter_sampling: FilterSampling | None = None
     pre_filter_message: str | None = None
     warnings: list[str] = msgspec.field(default_factory=list)
@@ -329,6 +360,7 @@ class Explanation(Struct, kw_only=True):
                 for r in self.rejected_nodes
             ],
             "message": self.message,
+            "sampling": self.sampling.to_contract() if self.sampling else None,
         }
 
     def to_json(self) -> dict[str, Any]:

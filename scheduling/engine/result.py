@@ -22,9 +22,11 @@ from .explanation import (
     NodeResources,
     NodeScores,
     NodeVerdict,
+    NominationShare,
     Outcome,
     PDBState,
     PreemptionSampling,
+    Sampling,
     Scores,
     StatusRecord,
     VictimDetail,
@@ -284,8 +286,22 @@ def explain(result: Result) -> Explanation:
             real_scheduler_would_sample=pre.would_sample,
             resources_only_fast_path=pre.fast_path,
         ),
+        sampling=_sampling(pre),
         filter_sampling=result.filter_sampling,
         pre_filter_message=result.pre_filter_msg or None,
         warnings=list(result.warnings),
         input_notices=list(result.input_notices),
     )
+
+
+def _sampling(pre: PreemptionResult | None) -> Sampling | None:
+    """The contract's "sampling": per node, the share of kube-scheduler's random dry-run
+    offsets that nominate it; with a given offset, the one node it leads to."""
+    if pre is None or pre.chosen is None:
+        return None
+    n = len(pre.potential_nodes)
+    if pre.offset is not None:
+        shares = [NominationShare(pre.chosen.node, 1.0, 1)]
+    else:
+        shares = [NominationShare(s.node, s.share, s.offsets) for s in pre.sampling]
+    return Sampling(potential_nodes=n, window=pre.would_sample, nominated=shares, offset=pre.offset)

@@ -29,6 +29,7 @@ from .candidate import (
 )
 from .defaultpreemption import DefaultPreemption, Victims, calculate_num_candidates
 from .interface import Interface
+from .sampling import SampledNomination, nomination_shares
 
 __all__ = [
     "CRITERIA",
@@ -63,6 +64,9 @@ class PreemptionResult:
     message: str = ""
     fast_path: bool = False
     would_sample: int = 0
+    # Per node, the real scheduler's random offsets that nominate it (exhaustive runs).
+    sampling: list[SampledNomination] = field(default_factory=list)
+    offset: int | None = None  # the offset given (EngineConfig.preemption_offset)
 
 
 # Dry runs already done for this pod's template, by node (a simulation's replicas):
@@ -79,8 +83,12 @@ class Evaluator:
         policy: Interface | None = None,
         *,
         dry_runs: DryRunCache | None = None,
+        shares: bool = False,
     ) -> None:
         self.fw = fw
+        # Work out where each of the real scheduler's random offsets leads (a single
+        # what-if shows it; a simulation's cycles do not need it).
+        self.shares = shares
         self.policy: Interface = policy if policy is not None else DefaultPreemption(fw)
         self.dry_runs = dry_runs
 
@@ -97,8 +105,9 @@ class Evaluator:
     def find_candidates(
         self, state: CycleState, pod: Pod, diagnosis: Diagnosis
     ) -> tuple[list[Candidate], dict[str, Status], list[NodeInfo]]:
-        """findCandidates: (candidates, dry-run status of every other potential node,
-        the potential nodes: those whose filter status is exactly Unschedulable)."""
+        """findCandidates: (candidates, dry-run status of every other potential node
+        visited, the potential nodes: those whose filter status is exactly Unschedulable).
+        Every potential node is dry-run unless the config gives the real offset."""
         potential = [
             ni
             for ni in self.fw.handle.node_infos
@@ -106,18 +115,35 @@ class Evaluator:
         ]
         if not potential:
             return [], {}, []
-        candidates, statuses = self.dry_run_preemption(state, pod, potential)
+        offset = self.fw.handle.config.preemption_offset
+        if offset is None:
+            candidates, statuses = self.dry_run_preemption(state, pod, potential)
+        else:
+            want = self.policy.get_offset_and_num_candidates(len(potential))[1]
+            candidates, statuses = self.dry_run_preemption(
+                state, pod, potential, offset % len(potential), want
+            )
         return candidates, statuses, potential
 
     def dry_run_preemption(
-        self, state: CycleState, pod: Pod, potential_nodes: Sequence[NodeInfo]
+        self,
+        state: CycleState,
+        pod: Pod,
+        potential_nodes: Sequence[NodeInfo],
+        offset: int = 0,
+        num_candidates: int | None = None,
     ) -> tuple[list[Candidate], dict[str, Status]]:
-        """DryRunPreemption on every potential node (the real one stops after the number
-        get_offset_and_num_candidates gives; the engine looks at all of them)."""
+        """DryRunPreemption from ``potential_nodes[offset]`` on, wrapping around; with
+        ``num_candidates`` it stops as the real one does, once it holds that many
+        candidates, one of them without a PDB violation (without: every node)."""
         candidates: list[Candidate] = []
         statuses: dict[str, Status] = {}
         cache = self.dry_runs if self.dry_runs is not None and self.resources_only(state) else None
-        for ni in potential_nodes:
+        n = len(potential_nodes)
+        clean: list[Candidate] = []
+        violating: list[Candidate] = []
+        for i in range(n):
+            ni = potential_nodes[(offset + i) % n]
             hit = cache.get(ni.name) if cache is not None else None
             if hit is None:
                 hit = self.policy.select_victims_on_node(state, pod, ni)
@@ -125,11 +151,22 @@ class Evaluator:
                     cache[ni.name] = hit
             victims, status = hit
             if status.is_success() and victims is not None and victims.pods:
-                candidates.append(Candidate(ni.name, victims))
+                if num_candidates is None:
+                    candidates.append(Candidate(ni.name, victims))
+                    continue
+                # Two candidateLists of num_candidates items each: a candidate beyond
+                # that, of its kind, is dropped.
+                kept = clean if victims.num_pdb_violations == 0 else violating
+                if len(kept) < num_candidates:
+                    kept.append(Candidate(ni.name, victims))
+                if clean and len(clean) + len(violating) >= num_candidates:
+                    break
                 continue
             if status.is_success():
                 status = Status(Code.ERROR, f'expected at least one victim pod on node "{ni.name}"')
             statuses[ni.name] = status
+        if num_candidates is not None:
+            candidates = clean + violating
         return candidates, statuses
 
     def select_candidate(self, candidates: list[Candidate]) -> tuple[Candidate | None, list[str]]:
@@ -150,6 +187,17 @@ class Evaluator:
         candidates, res.node_statuses, potential = self.find_candidates(state, pod, diagnosis)
         res.potential_nodes = sorted(ni.name for ni in potential)
         res.would_sample = policy.get_offset_and_num_candidates(len(potential))[1]
+        offset = self.fw.handle.config.preemption_offset
+        if offset is None and self.shares:
+            where = {ni.name: i for i, ni in enumerate(potential)}
+            res.sampling = nomination_shares(
+                len(potential),
+                candidates,
+                [where[c.node] for c in candidates],
+                res.would_sample,
+                policy.ordered_score_funcs(),
+            )
+        res.offset = None if offset is None or not potential else offset % len(potential)
         if not candidates:
             res.message = fit_error_message(
                 len(self.fw.handle.node_infos),

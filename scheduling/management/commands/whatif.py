@@ -14,6 +14,7 @@ from clusters.selectors import snapshot_find, snapshot_objects
 from scheduling import gates
 from scheduling.engine import (
     Cluster,
+    EngineConfig,
     InvalidInput,
     analyze,
     load_cluster,
@@ -70,6 +71,26 @@ class Command(BaseCommand):
             action="store_true",
             help="workloads: victims owned by a controller come back as new pending pods "
             "(the cascade); the report then says what each owner really lost",
+        )
+        parser.add_argument(
+            "--min-candidate-nodes-percentage",
+            type=int,
+            metavar="P",
+            help="DefaultPreemptionArgs.minCandidateNodesPercentage of the cluster's scheduler "
+            "(default 10)",
+        )
+        parser.add_argument(
+            "--min-candidate-nodes-absolute",
+            type=int,
+            metavar="N",
+            help="DefaultPreemptionArgs.minCandidateNodesAbsolute (default 100)",
+        )
+        parser.add_argument(
+            "--preemption-offset",
+            type=int,
+            metavar="N",
+            help="answer as kube-scheduler's dry run from this random offset (an index into "
+            "the potential nodes in the snapshot's node order), to reproduce a real event",
         )
         parser.add_argument(
             "--timeline",
@@ -186,6 +207,29 @@ class Command(BaseCommand):
         if failed:
             raise GateFailed(plain("; ".join(failed)), returncode=gates.GATE_FAILED)
 
+    def _config(self, options: dict[str, Any]) -> EngineConfig:
+        """The preemption arguments given on the command line over the defaults."""
+        config = EngineConfig()
+        for name in (
+            "min_candidate_nodes_percentage",
+            "min_candidate_nodes_absolute",
+            "preemption_offset",
+        ):
+            if options.get(name) is not None:
+                if options[name] < 0:
+                    raise CommandError(
+                        f"--{name.replace('_', '-')} must be 0 or more",
+                        returncode=gates.BAD_INPUT,
+                    )
+                setattr(config, name, options[name])
+        if config.min_candidate_nodes_percentage == 0 == config.min_candidate_nodes_absolute:
+            raise CommandError(
+                "--min-candidate-nodes-percentage and --min-candidate-nodes-absolute cannot "
+                "both be 0 (kube-scheduler refuses that configuration)",
+                returncode=gates.BAD_INPUT,
+            )
+        return config
+
     def _check_protected(self, options: dict[str, Any], cluster: Cluster) -> None:
         """A --protect class the snapshot lacks is a typo: a gate that could never fail."""
         if options["protect"] is None:
@@ -218,7 +262,7 @@ class Command(BaseCommand):
             ):
                 self._workload(cluster, objects, options, chosen, snapshot_name)
                 return
-            result = analyze(cluster, objects[0])
+            result = analyze(cluster, objects[0], self._config(options))
         except InvalidInput as e:
             raise CommandError(plain(e), returncode=gates.BAD_INPUT) from None
         failed = gates.failures(chosen, result.explanation)
