@@ -105,9 +105,9 @@ def test_a_pod_bound_during_the_run_started_after_every_pod_of_a_recent_snapshot
 
 
 def _real_rollout_items() -> list[dict[str, Any]]:
-    """ocp-aws as issue scenarios build it: one worker cordoned, one not ready, the
-    workers' own pods (not their DaemonSets') demoted to a class of value 100: the last
-    worker holds 14 such pods, 9 of them started in the same second."""
+    """ocp-aws with one worker cordoned, one not ready, the workers' own pods (not their
+    DaemonSets') demoted to a class of value 100: a worker holds 14 such pods, 9 of them
+    started in the same second."""
     import gzip
     import json
     from pathlib import Path
@@ -126,9 +126,10 @@ def _real_rollout_items() -> list[dict[str, Any]]:
         if o["kind"] == "Node" and o["metadata"]["name"] == workers[0]:
             o["spec"]["unschedulable"] = True
         if o["kind"] == "Node" and o["metadata"]["name"] == workers[1]:
-            o["spec"].setdefault("taints", []).append(
-                {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
-            )
+            # Not ready: a condition, which no filter reads (the dump has no taint for it).
+            for cond in o["status"]["conditions"]:
+                if cond["type"] == "Ready":
+                    cond["status"] = "False"
     for name, value in (("medium", 1000), ("low", 100)):
         items.append(
             {
@@ -150,7 +151,7 @@ def test_a_real_rollout_answers_alike_whatever_the_dumps_order() -> None:
         "kind": "Deployment",
         "metadata": {"name": "web", "namespace": "default"},
         "spec": {
-            "replicas": 8,
+            "replicas": 12,
             "selector": {"matchLabels": {"app": "web"}},
             "template": {
                 "metadata": {"labels": {"app": "web"}},
@@ -176,5 +177,7 @@ def test_a_real_rollout_answers_alike_whatever_the_dumps_order() -> None:
         admit(workload, cluster.resolver)
         run = simulate(cluster, workload.pods).to_dict()
         answers.append((run["deleted_victims"], run["events"]))
-    assert answers[0][0]  # the rollout does preempt real pods
+    # kube-scheduler v1.35 evicts 6 pods in this rollout, whatever the order of the
+    # dump's items (measured: as dumped, shuffled and reversed).
+    assert len(answers[0][0]) == 6
     assert answers[1] == answers[0] and answers[2] == answers[0]
