@@ -50,6 +50,14 @@ class PodWait:
             return f"{self.name} never runs: it is still pending when the run ends"
         return f"{self.name} {self.clause()}"
 
+    def when(self) -> str:
+        """The replicas table's words, the pod named in its own column."""
+        if self.arrived_at is None:
+            return "never created: its controller waits for an earlier pod"
+        if self.bound_at is None:
+            return "still pending when the run ends"
+        return self.clause().removeprefix("runs ")
+
     def clause(self, plural: bool = False) -> str:
         waited = self.waited or 0.0
         verb = "run" if plural else "runs"
@@ -109,8 +117,7 @@ def waits_sentences(run: WorkloadRun) -> list[str]:
     for w in waits:
         if w.bound_at is None:
             continue
-        key = (w.clause(), w.reason)
-        groups.setdefault(key, []).append(w)
+        groups.setdefault((w.clause(), ""), []).append(w)
     ordered = sorted(groups.values(), key=lambda ws: -(ws[0].waited or 0))
     out = []
     for ws in ordered[:WAIT_GROUPS_SHOWN]:
@@ -168,11 +175,17 @@ def timeline_svg(run: WorkloadRun) -> SafeString:
     hidden = len(activity) - len(lanes)
     labels = column_labels(lanes, max_chars=28)
     lane_of = {n: i for i, n in enumerate(lanes)}
-    duration = max(run.timeline.duration, 1.0)
+    # The picture ends soon after the last bar, bind or nomination: a run that goes on
+    # only to retry its pending pods (the 5-minute flush) says so below it instead.
+    events = [t.gone_at for t in run.terminations] + [
+        y.at for y in run.cycles if y.at is not None and y.result is not CycleResult.UNSCHEDULABLE
+    ]
+    duration = max(max(events, default=0.0) * 1.1, 1.0)
+    cut = run.timeline.duration > duration * 1.05
     left = max(120, max(text_width(lb, 12) for lb in labels.values()) + 16)
     plot_w, lane_h, top = 760, 34, 44
     width = left + plot_w + 30
-    height = top + lane_h * len(lanes) + 36 + (18 if hidden else 0)
+    height = top + lane_h * len(lanes) + 36 + (18 if hidden else 0) + (18 if cut else 0)
 
     def x(t: float) -> float:
         return round(left + plot_w * min(max(t, 0.0), duration) / duration, 1)
@@ -286,13 +299,23 @@ def timeline_svg(run: WorkloadRun) -> SafeString:
                     )
                 )
         parts.append(mark_safe("</g>"))
+    captions = []
+    if cut:
+        captions.append(
+            f"The run goes on to {duration_text(run.timeline.duration)}, only retrying the "
+            "pods left pending."
+        )
     if hidden:
+        captions.append(
+            f"{hidden} more nodes where something happened are left out; the tables below "
+            "list every pod."
+        )
+    for i, text in enumerate(captions):
         parts.append(
             format_html(
-                '<text class="caption" x="0" y="{}">{} more nodes where something happened '
-                "are left out; the tables below list every pod.</text>",
-                height - 4,
-                hidden,
+                '<text class="caption" x="0" y="{}">{}</text>',
+                height - 4 - 18 * (len(captions) - 1 - i),
+                text,
             )
         )
     parts.append(mark_safe("</svg>"))
