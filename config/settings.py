@@ -7,6 +7,7 @@ Python runs the whole app (see the README for what that trades away).
 """
 
 import os
+import sys
 from pathlib import Path
 
 import django_stubs_ext
@@ -17,6 +18,11 @@ import environ
 django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# The pages' templates and static files: beside the code in a checkout, under
+# <prefix>/share/preemptlab when installed from the wheel (pyproject's data-files).
+SHARED_DIR = (
+    BASE_DIR if (BASE_DIR / "templates").is_dir() else Path(sys.prefix) / "share" / "preemptlab"
+)
 VAR_DIR = Path(environ.Env().str("PREEMPTLAB_VAR_DIR", default=str(BASE_DIR / "var")))
 
 env = environ.Env(
@@ -101,7 +107,7 @@ ROOT_URLCONF = "config.urls"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [SHARED_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -153,7 +159,7 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [SHARED_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

@@ -1,0 +1,3 @@
+from preemptlab.cli import main
+
+raise SystemExit(main())

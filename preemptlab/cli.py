@@ -1,0 +1,210 @@
+"""preemptlab (and kubectl preemptlab): what-ifs on files or the current cluster.
+
+    preemptlab whatif [SNAPSHOT...] -f MANIFEST [-f ...] [whatif options]
+    preemptlab snapshot [-o FILE] [--namespace NS] [--selector K=V,...]
+    preemptlab push SNAPSHOT... --server URL --token TOKEN [--name NAME]
+    preemptlab serve [--port N]
+    preemptlab mcp
+
+No server and no database for whatif, snapshot and mcp: the engine and the same
+reports as the pages and ``manage.py whatif`` (whose code answers here too).
+SNAPSHOT is a file (json, yaml, .gz) or "-" for standard input; without one, the
+current kubectl context is read (--context, --kubeconfig passed on to kubectl).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from preemptlab.kube import KubeError, read_cluster
+
+# Exit statuses, as manage.py whatif's: a gate tripped, the input could not be read.
+GATE_FAILED = 1
+BAD_INPUT = 2
+
+# manage.py whatif's options, passed on as given: (flag, takes a value, help).
+WHATIF_OPTIONS = (
+    ("--format", True, "text (default), json or markdown"),
+    ("--recreate-victims", False, "workloads: victims come back as new pending pods"),
+    ("--timeline", False, "workloads: keep time (grace periods, arrivals)"),
+    ("--fail-on-preempt", False, "exit 1 when any pod would be preempted"),
+    ("--fail-on-victim-priority-above", True, "exit 1 when a victim's priority is above N"),
+    ("--fail-on-pdb-violation", False, "exit 1 when a PodDisruptionBudget would break"),
+    ("--protect", True, "exit 1 when a victim has one of these classes (CLASS,...)"),
+    ("--min-candidate-nodes-percentage", True, "DefaultPreemptionArgs (default 10)"),
+    ("--min-candidate-nodes-absolute", True, "DefaultPreemptionArgs (default 100)"),
+    ("--preemption-offset", True, "answer as the real dry run from this offset"),
+)
+
+
+def data_dir() -> Path:
+    """Where an installed preemptlab keeps its embedded database and secret key."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "preemptlab"
+
+
+def var_dir() -> Path:
+    """The app's var dir: PREEMPTLAB_VAR_DIR, else var/ in a checkout, else the user's
+    data dir (an installed package cannot write beside its code)."""
+    given = os.environ.get("PREEMPTLAB_VAR_DIR")
+    if given:
+        return Path(given)
+    checkout = Path(__file__).resolve().parent.parent
+    return checkout / "var" if (checkout / "manage.py").exists() else data_dir()
+
+
+def setup_django() -> None:
+    """Settings as the app's, from the environment, for commands that keep nothing: a
+    throwaway secret key unless one is given."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("PREEMPTLAB_VAR_DIR", str(var_dir()))
+    os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
+    import django
+
+    django.setup()
+
+
+def _cluster_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--context", help="the kubectl context to read (default: the current one)")
+    p.add_argument("--kubeconfig", help="the kubeconfig file kubectl reads")
+    p.add_argument("--kubectl", default="kubectl", help="the kubectl to run (default: kubectl)")
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="preemptlab",
+        description="What kube-scheduler would do with a pod or a workload: the node, the "
+        "victims, the PodDisruptionBudgets it breaks, and why. On snapshot files or the "
+        "current kubectl context; no server needed.",
+    )
+    sub = top.add_subparsers(dest="command", required=True)
+    w = sub.add_parser(
+        "whatif",
+        help="analyze a pod or a workload",
+        description="The what-if of manage.py whatif; every option it takes is passed on "
+        "(--format text|json|markdown, --recreate-victims, --timeline, --fail-on-preempt, "
+        "--fail-on-victim-priority-above N, --fail-on-pdb-violation, --protect CLASS,..., "
+        "--min-candidate-nodes-percentage P, --min-candidate-nodes-absolute N, "
+        "--preemption-offset N). Exit status 0, 1 when a gate trips, 2 on bad input.",
+    )
+    w.add_argument("snapshot", nargs="*", help="snapshot files, or - (default: the live cluster)")
+    for flag, takes_value, text in WHATIF_OPTIONS:
+        if takes_value:
+            w.add_argument(flag, help=text)
+        else:
+            w.add_argument(flag, action="store_true", help=text)
+    w.add_argument(
+        "-f",
+        "--filename",
+        action="append",
+        required=True,
+        metavar="MANIFEST",
+        help="the Pod or workload manifest (repeatable; - for standard input)",
+    )
+    _cluster_args(w)
+    s = sub.add_parser(
+        "snapshot",
+        help="save the current context as a snapshot file",
+        description="The current context's nodes, pods, PDBs and PriorityClasses as one "
+        "scrubbed file in the upload format. --namespace and --selector narrow the pending "
+        "pods only: every pod bound to a node is kept, as its room counts for scheduling.",
+    )
+    s.add_argument("-o", "--output", default="-", help="the file to write (default: stdout)")
+    s.add_argument("--namespace", help="keep pending pods of this namespace only")
+    s.add_argument("--selector", help="keep pending pods with these labels only (k=v,...)")
+    _cluster_args(s)
+    push = sub.add_parser("push", help="upload a snapshot to a running preemptlab")
+    push.add_argument("files", nargs="+", help="snapshot files")
+    push.add_argument("--server", required=True, help="the preemptlab URL")
+    push.add_argument(
+        "--token",
+        default=os.environ.get("PREEMPTLAB_TOKEN"),
+        help="an API token (manage.py drf_create_token USER), or PREEMPTLAB_TOKEN",
+    )
+    push.add_argument("--name", help="the snapshot's name (default: the first file's)")
+    serve = sub.add_parser("serve", help="run the web app on the embedded default")
+    serve.add_argument("--port", type=int, default=8000)
+    sub.add_parser("mcp", help="a Model Context Protocol server over stdio, for agents")
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        if args.command == "whatif":
+            return whatif(args)
+        if args.command == "snapshot":
+            from preemptlab.snapshot import save_snapshot
+
+            save_snapshot(args)
+            return 0
+        if args.command == "push":
+            from preemptlab.push import push
+
+            return push(args)
+        if args.command == "serve":
+            from preemptlab.serve import serve
+
+            return serve(args.port)
+        from preemptlab.mcp_server import run
+
+        run()
+        return 0
+    except KubeError as e:
+        print(f"preemptlab: {e}", file=sys.stderr)
+        return BAD_INPUT
+
+
+def _stdin_to(path: Path) -> str:
+    path.write_bytes(sys.stdin.buffer.read())
+    return str(path)
+
+
+def _passed_on(args: argparse.Namespace) -> list[str]:
+    out: list[str] = []
+    for flag, takes_value, _ in WHATIF_OPTIONS:
+        value = getattr(args, flag[2:].replace("-", "_"))
+        if takes_value and value is not None:
+            out += [flag, value]
+        elif not takes_value and value:
+            out.append(flag)
+    return out
+
+
+def whatif(args: argparse.Namespace) -> int:
+    setup_django()
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    with tempfile.TemporaryDirectory(prefix="preemptlab-") as tmp:
+        work = Path(tmp)
+        snapshots = [s if s != "-" else _stdin_to(work / "stdin-snapshot") for s in args.snapshot]
+        if not snapshots:
+            live = work / "live-cluster.json"
+            with live.open("wb") as out:
+                read_cluster(
+                    out, kubectl=args.kubectl, context=args.context, kubeconfig=args.kubeconfig
+                )
+            snapshots = [str(live)]
+        manifests = [
+            m if m != "-" else _stdin_to(work / f"stdin-manifest-{i}")
+            for i, m in enumerate(args.filename)
+        ]
+        if len(manifests) == 1:
+            manifest = manifests[0]
+        else:  # several files: one stream of documents, in order
+            joined = work / "manifests.yaml"
+            joined.write_bytes(b"\n---\n".join(Path(m).read_bytes() for m in manifests))
+            manifest = str(joined)
+        try:
+            call_command("whatif", *snapshots, manifest, *_passed_on(args))
+        except CommandError as e:
+            print(f"{type(e).__name__}: {e}", file=sys.stderr)
+            return e.returncode
+    return 0

@@ -1,0 +1,113 @@
+"""preemptlab mcp: the what-if and snapshot reading as tools of a Model Context
+Protocol server over stdio, for agents. Read-only: it reads files and, through
+kubectl, the current context; it writes nothing and stores nothing. The answers are
+the JSON of ``preemptlab whatif --format json``."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+# The stated size limits: a snapshot file and a manifest an agent may hand over.
+MAX_SNAPSHOT_BYTES = int(os.environ.get("PREEMPTLAB_MCP_MAX_SNAPSHOT_BYTES", 512 * 2**20))
+MAX_MANIFEST_BYTES = 1 * 2**20
+
+INSTRUCTIONS = (
+    "Ask what kube-scheduler would do with a pending Pod or a workload (Deployment, "
+    "ReplicaSet, StatefulSet, Job) on a cluster snapshot file or the current kubectl "
+    "context: the node, the pods it would preempt, the PodDisruptionBudgets it breaks and "
+    f"why. Snapshot files up to {MAX_SNAPSHOT_BYTES // 2**20} MiB, manifests up to "
+    f"{MAX_MANIFEST_BYTES // 2**10} KiB. Nothing is written anywhere."
+)
+
+
+def _snapshot_file(snapshot_path: str | None, work: Path) -> str:
+    """The snapshot to read: the file given (checked against the limit), or the
+    current kubectl context read into ``work``."""
+    from preemptlab.kube import read_cluster
+
+    if snapshot_path:
+        size = Path(snapshot_path).stat().st_size
+        if size > MAX_SNAPSHOT_BYTES:
+            raise ValueError(
+                f"{snapshot_path} is {size / 2**20:.0f} MiB, above the "
+                f"{MAX_SNAPSHOT_BYTES // 2**20} MiB this server reads"
+            )
+        return snapshot_path
+    live = work / "live-cluster.json"
+    with live.open("wb") as out:
+        read_cluster(out, quiet=True)
+    return str(live)
+
+
+def whatif_json(
+    manifest: str,
+    snapshot_path: str | None = None,
+    recreate_victims: bool = False,
+    timeline: bool = False,
+) -> dict[str, Any]:
+    """The contract of manage.py whatif --format json for ``manifest`` (YAML or JSON)."""
+    from django.core.management import call_command
+
+    if len(manifest.encode()) > MAX_MANIFEST_BYTES:
+        raise ValueError(f"the manifest is above the {MAX_MANIFEST_BYTES // 2**10} KiB limit")
+    with tempfile.TemporaryDirectory(prefix="preemptlab-mcp-") as tmp:
+        work = Path(tmp)
+        snapshot = _snapshot_file(snapshot_path, work)
+        pod = work / "manifest.yaml"
+        pod.write_text(manifest)
+        flags = ["--recreate-victims"] * recreate_victims + ["--timeline"] * timeline
+        out = io.StringIO()
+        call_command("whatif", snapshot, str(pod), "--format", "json", *flags, stdout=out)
+    answer: dict[str, Any] = json.loads(out.getvalue())
+    return answer
+
+
+def snapshot_summary(snapshot_path: str | None = None) -> dict[str, Any]:
+    """What a snapshot holds: counts by kind, the PriorityClasses by value, the nodes."""
+    from scheduling.engine import load_cluster, read_documents
+
+    with tempfile.TemporaryDirectory(prefix="preemptlab-mcp-") as tmp:
+        path = Path(_snapshot_file(snapshot_path, Path(tmp)))
+        objects = read_documents(path.read_bytes(), path.name)
+    kinds = Counter(str(o.get("kind")) for o in objects if isinstance(o, dict))
+    cluster = load_cluster(objects)
+    classes = sorted(cluster.resolver.by_name.values(), key=lambda c: -c.value)
+    return {
+        "objects": dict(sorted(kinds.items())),
+        "priority_classes": [
+            {"name": c.name, "value": c.value, "global_default": c.global_default} for c in classes
+        ],
+        "nodes": [ni.name for ni in cluster.node_infos],
+    }
+
+
+def run() -> None:
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import ToolAnnotations
+
+    from preemptlab.cli import setup_django
+
+    setup_django()
+    server: MCPServer[Any] = MCPServer(name="preemptlab", instructions=INSTRUCTIONS)
+    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+    server.tool(
+        name="whatif",
+        description="What kube-scheduler would do with the Pod or workload in `manifest` "
+        "(YAML or JSON) on the snapshot file at `snapshot_path` (json, yaml or .gz), or on "
+        "the current kubectl context when it is omitted: the result contract (pod) or the "
+        "workload contract, as `preemptlab whatif --format json` prints it.",
+        annotations=read_only,
+    )(whatif_json)
+    server.tool(
+        name="snapshot_summary",
+        description="What a snapshot holds (or the current kubectl context when "
+        "`snapshot_path` is omitted): objects by kind, PriorityClasses by value, the nodes.",
+        annotations=read_only,
+    )(snapshot_summary)
+    server.run("stdio")
