@@ -44,7 +44,7 @@ test-postgres:
 test-sqlite:
 	DEBUG=1 DATABASE_URL= REDIS_URL= PREEMPTLAB_VAR_DIR=$$(mktemp -d) \
 		$(BIN)/pytest -q -p no:cacheprovider -m "not browser and not worker and not slow" \
-		--ignore=tests/engine --ignore=tests/conformance
+		--ignore=tests/engine --ignore=tests/conformance --ignore=tests/cli
 
 # On demand, never part of the tests: engine, snapshot ingest, analyses and the clone page at 5,000 nodes / 150,000 pods.
 bench: install

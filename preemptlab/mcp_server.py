@@ -5,11 +5,13 @@ the JSON of ``preemptlab whatif --format json``."""
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +89,24 @@ def snapshot_summary(snapshot_path: str | None = None) -> dict[str, Any]:
     }
 
 
+def _said(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    """The tool, its refusals told to the agent (bad input, limits, kubectl)."""
+    from django.core.management.base import CommandError
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from preemptlab.kube import KubeError
+    from scheduling.engine import InvalidInput
+
+    @functools.wraps(fn)
+    def tool(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        try:
+            return fn(*args, **kwargs)
+        except (ValueError, OSError, CommandError, KubeError, InvalidInput) as e:
+            raise ToolError(str(e)) from e
+
+    return tool
+
+
 def run() -> None:
     from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
@@ -103,11 +123,11 @@ def run() -> None:
         "the current kubectl context when it is omitted: the result contract (pod) or the "
         "workload contract, as `preemptlab whatif --format json` prints it.",
         annotations=read_only,
-    )(whatif_json)
+    )(_said(whatif_json))
     server.tool(
         name="snapshot_summary",
         description="What a snapshot holds (or the current kubectl context when "
         "`snapshot_path` is omitted): objects by kind, PriorityClasses by value, the nodes.",
         annotations=read_only,
-    )(snapshot_summary)
+    )(_said(snapshot_summary))
     server.run("stdio")

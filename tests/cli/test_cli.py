@@ -1,0 +1,137 @@
+"""preemptlab on files and on a live cluster read through the real kubectl (a fake
+API server answers kubectl's list calls from the demo's and the real dumps' objects)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scheduling.engine import analyze, read_documents
+
+from .conftest import DEMO, POD, REAL
+from .fake_apiserver import FakeAPIServer
+
+
+def _demo_objects() -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = json.loads(DEMO.read_text())["items"]
+    return items
+
+
+def _expected(objects: list[dict[str, Any]]) -> dict[str, Any]:
+    pod = read_documents(POD.read_bytes(), POD.name)[0]
+    answer: dict[str, Any] = json.loads(json.dumps(analyze(objects, pod).to_dict()))
+    return answer
+
+
+def test_whatif_on_a_file_is_the_engines_answer(run_cli: Any) -> None:
+    r = run_cli("whatif", str(DEMO), "-f", str(POD), "--format", "json")
+    assert r.returncode == 0, r.stderr.decode()
+    assert json.loads(r.stdout) == _expected(_demo_objects())
+
+
+def test_gates_and_bad_input_keep_their_exit_statuses(run_cli: Any, tmp_path: Path) -> None:
+    r = run_cli("whatif", str(DEMO), "-f", str(POD), "--protect", "cat-1")
+    assert r.returncode == 1
+    assert r.stderr.decode().startswith("GateFailed: --protect cat-1")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("kind: Pod\nmetadata: {name: x}\nspec: {}\n")
+    r = run_cli("whatif", str(DEMO), "-f", str(bad))
+    assert r.returncode == 2 and "container" in r.stderr.decode()
+
+
+def test_snapshot_and_manifest_from_standard_input(run_cli: Any) -> None:
+    r = run_cli("whatif", "-", "-f", str(POD), "--format", "json", stdin=DEMO.read_bytes())
+    assert r.returncode == 0, r.stderr.decode()
+    assert json.loads(r.stdout) == _expected(_demo_objects())
+
+
+def test_the_live_context_answers_as_the_file(run_cli: Any, tmp_path: Path) -> None:
+    fake = FakeAPIServer(_demo_objects())
+    with fake.running(tmp_path) as kubeconfig:
+        r = run_cli("whatif", "-f", str(POD), "--format", "json", "--kubeconfig", str(kubeconfig))
+    assert r.returncode == 0, r.stderr.decode()
+    assert json.loads(r.stdout) == _expected(_demo_objects())
+    assert "reading nodes, pods, poddisruptionbudgets, priorityclasses" in r.stderr.decode()
+    # Only reads: every request kubectl made was a GET of discovery or a list.
+    assert fake.requests and all("/watch" not in p for p in fake.requests)
+
+
+@pytest.mark.parametrize("cluster", ["ocp-aws", "ocp-vsphere"])
+def test_snapshot_of_a_live_real_cluster_is_the_upload_format(
+    run_cli: Any, tmp_path: Path, cluster: str
+) -> None:
+    items = json.loads(gzip.decompress((REAL / cluster / "snapshot.json.gz").read_bytes()))["items"]
+    wanted = [
+        o for o in items if o["kind"] in ("Node", "Pod", "PodDisruptionBudget", "PriorityClass")
+    ]
+    out = tmp_path / "snap.json"
+    with FakeAPIServer(wanted).running(tmp_path) as kubeconfig:
+        r = run_cli("snapshot", "-o", str(out), "--kubeconfig", str(kubeconfig))
+    assert r.returncode == 0, r.stderr.decode()
+    saved = json.loads(out.read_text())
+    assert saved["kind"] == "List"
+    by_kind = {k: sum(o["kind"] == k for o in wanted) for k in {o["kind"] for o in wanted}}
+    assert {k: sum(o["kind"] == k for o in saved["items"]) for k in by_kind} == by_kind
+    # Scrubbed: no managedFields, no last-applied configuration, no env values.
+    text = out.read_text()
+    assert "managedFields" not in text and "last-applied-configuration" not in text
+    # And a what-if on it answers as on the dump itself.
+    pod = tmp_path / "pod.json"
+    pod.write_text(
+        json.dumps(
+            {
+                "apiVersion": "v1",
+                "kind": "Pod",
+                "metadata": {"name": "big", "namespace": "default"},
+                "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]},
+            }
+        )
+    )
+    dump = tmp_path / "dump.json"
+    dump.write_text(json.dumps({"kind": "List", "items": wanted}))
+    answers = [run_cli("whatif", str(f), "-f", str(pod), "--format", "json") for f in (out, dump)]
+    assert [a.returncode for a in answers] == [0, 0], answers[0].stderr.decode()
+    assert json.loads(answers[0].stdout) == json.loads(answers[1].stdout)
+
+
+def test_a_selector_narrows_pending_pods_only(run_cli: Any, tmp_path: Path) -> None:
+    objects = _demo_objects()
+    pending = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "waiting", "namespace": "other", "labels": {"app": "x"}},
+        "spec": {"containers": [{"name": "c", "image": "x"}]},
+        "status": {"phase": "Pending"},
+    }
+    out = tmp_path / "snap.json"
+    with FakeAPIServer([*objects, pending]).running(tmp_path) as kubeconfig:
+        r = run_cli(
+            "snapshot", "-o", str(out), "--namespace", "default", "--kubeconfig", str(kubeconfig)
+        )
+    assert r.returncode == 0, r.stderr.decode()
+    names = {o["metadata"]["name"] for o in json.loads(out.read_text())["items"]}
+    bound = {o["metadata"]["name"] for o in objects if o["kind"] == "Pod"}
+    assert bound <= names and "waiting" not in names
+
+
+def test_rbac_refusing_a_list_says_which_and_what_to_ask_for(run_cli: Any, tmp_path: Path) -> None:
+    with FakeAPIServer(_demo_objects(), forbidden={"pods"}).running(tmp_path) as kubeconfig:
+        r = run_cli("whatif", "-f", str(POD), "--kubeconfig", str(kubeconfig))
+    assert r.returncode == 2
+    err = r.stderr.decode()
+    assert "the cluster refused to list pods" in err and "ClusterRole" in err
+
+
+def test_no_kubectl_and_no_context_say_what_to_do(run_cli: Any, tmp_path: Path) -> None:
+    r = run_cli("whatif", "-f", str(POD), "--kubectl", str(tmp_path / "no-kubectl"))
+    assert r.returncode == 2 and "was not found: install kubectl" in r.stderr.decode()
+    empty = tmp_path / "empty-kubeconfig"
+    empty.write_text("apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n")
+    r = run_cli("whatif", "-f", str(POD), "--kubeconfig", str(empty))
+    assert r.returncode == 2
+    err = r.stderr.decode()
+    assert "preemptlab:" in err and ("--context" in err or "could not be reached" in err), err
