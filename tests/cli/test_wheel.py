@@ -7,63 +7,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
-import sysconfig
-import venv
 from pathlib import Path
 
 import pytest
 
-from .conftest import DEMO, POD, REAL, ROOT, user_env
-
-
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tmp = tmp_path_factory.mktemp("wheel")
-    dist = tmp / "dist"
-    # Built from a copy: setuptools leaves build/ and *.egg-info beside the sources.
-    src = tmp / "src"
-    shutil.copytree(
-        ROOT,
-        src,
-        ignore=shutil.ignore_patterns(
-            ".git", ".venv", "var", "build", "*.egg-info", "tests", "bench"
-        ),
-    )
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "build",
-            "--wheel",
-            "--no-isolation",
-            "--outdir",
-            str(dist),
-            str(src),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    (wheel,) = dist.glob("preemptlab-*.whl")
-    env_dir = tmp / "venv"
-    venv.EnvBuilder(with_pip=True).create(env_dir)
-    py = env_dir / "bin" / "python"
-    site = subprocess.run(
-        [py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    # The dependencies, already installed for the project: no index is reached.
-    (Path(site) / "project-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    subprocess.run(
-        [py, "-m", "pip", "install", "--no-index", "--no-deps", "-q", str(wheel)],
-        check=True,
-        capture_output=True,
-    )
-    return env_dir
+from .conftest import DEMO, POD, REAL, user_env
 
 
 def _run(installed: Path, tmp: Path, *cmd: str) -> subprocess.CompletedProcess[str]:

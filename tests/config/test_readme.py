@@ -9,7 +9,6 @@ import re
 import subprocess
 from pathlib import Path
 
-import pytest
 import yaml
 
 from clusters.demo import demo_cat3_pod, demo_objects
@@ -87,39 +86,7 @@ def test_the_gate_example_prints_what_the_readme_says(tmp_path: Path) -> None:
         assert line.startswith(want.rstrip("…")), (line, want)
 
 
-def test_the_github_actions_job_passes_and_writes_its_summary(tmp_path: Path) -> None:
-    workflow = yaml.safe_load(readme_block("github"))
-    job = workflow["jobs"]["whatif"]
-    summary = tmp_path / "summary.md"
-    env = _ci_env(tmp_path, {**job["env"], "GITHUB_STEP_SUMMARY": str(summary)})
-    work = _checkout(tmp_path)
-    steps = [step["run"] for step in job["steps"] if "run" in step]
-    assert any("manage.py whatif" in s for s in steps)
-    for step in steps:
-        run = _bash(step, cwd=work, env=env)
-        assert run.returncode == 0, (step, run.stdout, run.stderr)
-    assert "**Preempts 1 pod on node-5.**" in summary.read_text()
-
-
-def test_the_gitlab_job_passes_and_keeps_its_report(tmp_path: Path) -> None:
-    job = yaml.safe_load(readme_block("gitlab"))["preemption-gate"]
-    env = _ci_env(tmp_path, dict(job["variables"]))
-    work = _checkout(tmp_path)
-    for line in job["script"]:
-        run = _bash(line, cwd=work, env=env)
-        assert run.returncode == 0, (line, run.stdout, run.stderr)
-    (report,) = job["artifacts"]["paths"]
-    assert "**Preempts 1 pod on node-5.**" in (work / report).read_text()
-
-
-@pytest.mark.parametrize("gate", ["--fail-on-preempt", "--fail-on-victim-priority-above 5000"])
-def test_the_ci_job_fails_when_a_gate_trips(tmp_path: Path, gate: str) -> None:
-    job = yaml.safe_load(readme_block("gitlab"))["preemption-gate"]
-    env = _ci_env(tmp_path, dict(job["variables"]))
-    step = next(line for line in job["script"] if "manage.py whatif" in line)
-    run = _bash(step.replace("--fail-on-pdb-violation", gate), cwd=_checkout(tmp_path), env=env)
-    assert run.returncode == 1
-    assert run.stderr.startswith("GateFailed: ") and len(run.stderr.splitlines()) == 1
+# The CI snippets (the installed command) run in tests/cli/test_ci_snippets.py.
 
 
 def test_the_tour_screenshot_is_in_the_repository() -> None:
