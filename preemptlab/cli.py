@@ -111,8 +111,8 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser(
         "snapshot",
         help="save the current context as a snapshot file",
-        description="The current context's nodes, pods, PDBs and PriorityClasses as one "
-        "scrubbed file in the upload format. --namespace and --selector narrow the pending "
+        description="The current context's nodes, pods, PDBs, PriorityClasses and "
+        "ResourceQuotas (when it may list them) as one scrubbed file in the upload format. --namespace and --selector narrow the pending "
         "pods only: every pod bound to a node is kept, as its room counts for scheduling.",
     )
     s.add_argument("-o", "--output", default="-", help="the file to write (default: stdout)")

@@ -45,16 +45,18 @@ def read_cluster(
     context: str | None = None,
     kubeconfig: str | None = None,
     quiet: bool = False,
+    resources: tuple[str, ...] = RESOURCES,
 ) -> None:
-    """Writes the current context's nodes, pods, PDBs and PriorityClasses to ``out``
-    as kubectl prints them (one v1 List), streamed: never held in memory here."""
+    """Writes the current context's nodes, pods, PDBs and PriorityClasses (or the
+    ``resources`` given) to ``out`` as kubectl prints them (one v1 List), streamed:
+    never held in memory here."""
     cmd = kubectl_command(kubectl=kubectl, context=context, kubeconfig=kubeconfig)
     where = f'context "{context}"' if context else "the current kubectl context"
     if not quiet:
-        print(f"reading {', '.join(RESOURCES)} from {where}…", file=sys.stderr)
+        print(f"reading {', '.join(resources)} from {where}…", file=sys.stderr)
     t0 = time.monotonic()
     proc = subprocess.run(
-        [*cmd, "get", ",".join(RESOURCES), "--all-namespaces", "-o", "json"],
+        [*cmd, "get", ",".join(resources), "--all-namespaces", "-o", "json"],
         stdout=out,
         stderr=subprocess.PIPE,
         check=False,

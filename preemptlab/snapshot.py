@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from preemptlab.kube import read_cluster
+from preemptlab.kube import KubeError, read_cluster
 
 
 def _selector(text: str | None) -> dict[str, str | None]:
@@ -36,6 +36,27 @@ def _kept(obj: dict[str, Any], namespace: str | None, selector: dict[str, str | 
     return all(k in labels if v is None else labels.get(k) == v for k, v in selector.items())
 
 
+def _quotas(args: argparse.Namespace, tmp: Path) -> list[Any]:
+    """ResourceQuotas, kept for the priority plan (quota scoped by PriorityClass); a
+    cluster that will not list them still gives its snapshot, without them."""
+    path = tmp / "quotas.json"
+    try:
+        with path.open("wb") as out:
+            read_cluster(
+                out,
+                kubectl=args.kubectl,
+                context=args.context,
+                kubeconfig=args.kubeconfig,
+                quiet=True,
+                resources=("resourcequotas",),
+            )
+    except KubeError as e:
+        print(f"ResourceQuotas left out: {e}", file=sys.stderr)
+        return []
+    items: list[Any] = orjson.loads(path.read_bytes()).get("items") or []
+    return items
+
+
 def save_snapshot(args: argparse.Namespace) -> None:
     from preemptlab.cli import setup_django
 
@@ -49,6 +70,7 @@ def save_snapshot(args: argparse.Namespace) -> None:
                 out, kubectl=args.kubectl, context=args.context, kubeconfig=args.kubeconfig
             )
         listed = orjson.loads(raw.read_bytes())
+        listed["items"] = list(listed.get("items") or []) + _quotas(args, Path(tmp))
     report: Counter[str] = Counter()
     selector = _selector(args.selector)
     items = [

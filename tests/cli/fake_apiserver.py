@@ -16,6 +16,7 @@ from typing import Any
 RESOURCES = [
     ("v1", "Node", "nodes", False),
     ("v1", "Pod", "pods", True),
+    ("v1", "ResourceQuota", "resourcequotas", True),
     ("policy/v1", "PodDisruptionBudget", "poddisruptionbudgets", True),
     ("scheduling.k8s.io/v1", "PriorityClass", "priorityclasses", False),
 ]

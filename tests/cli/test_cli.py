@@ -118,6 +118,36 @@ def test_a_selector_narrows_pending_pods_only(run_cli: Any, tmp_path: Path) -> N
     assert bound <= names and "waiting" not in names
 
 
+def test_snapshot_keeps_resource_quotas_when_it_may_list_them(run_cli: Any, tmp_path: Path) -> None:
+    quota = {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": "high", "namespace": "default"},
+        "spec": {
+            "hard": {"pods": "10"},
+            "scopeSelector": {
+                "matchExpressions": [
+                    {"operator": "In", "scopeName": "PriorityClass", "values": ["cat-1"]}
+                ]
+            },
+        },
+    }
+    kinds = []
+    for forbidden in (set(), {"resourcequotas"}):
+        out = tmp_path / "snap.json"
+        with FakeAPIServer([*_demo_objects(), quota], forbidden=forbidden).running(
+            tmp_path
+        ) as kubeconfig:
+            r = run_cli("snapshot", "-o", str(out), "--kubeconfig", str(kubeconfig))
+        assert r.returncode == 0, r.stderr.decode()
+        kinds.append({o["kind"] for o in json.loads(out.read_text())["items"]})
+    assert "ResourceQuota" in kinds[0]
+    assert "ResourceQuota" not in kinds[1] and "Pod" in kinds[1]
+    assert (
+        "ResourceQuotas left out: the cluster refused to list resourcequotas" in r.stderr.decode()
+    )
+
+
 def test_rbac_refusing_a_list_says_which_and_what_to_ask_for(run_cli: Any, tmp_path: Path) -> None:
     with FakeAPIServer(_demo_objects(), forbidden={"pods"}).running(tmp_path) as kubeconfig:
         r = run_cli("whatif", "-f", str(POD), "--kubeconfig", str(kubeconfig))
