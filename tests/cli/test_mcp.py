@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,10 @@ def _ask(tmp: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[str],
             names = [t.name for t in (await s.list_tools()).tools]
             return names, [await s.call_tool(name, args) for name, args in calls]
 
-    return anyio.run(session)
+    # A thread of its own: the browser tests' Playwright keeps an event loop running in
+    # this one for the whole session.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(anyio.run, session).result()
 
 
 def test_an_agent_asks_a_whatif_and_reads_a_snapshot(tmp_path: Path) -> None:
