@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from typing import Any
+from unittest import mock
 
 import pytest
+from rest_framework.test import APIClient
 
 from clusters.demo import demo_cat3_pod, demo_objects
 from clusters.services import snapshot_create_from_objects, snapshot_load_demo
@@ -30,6 +32,21 @@ def demo_snapshot(owner: Any) -> Any:
 @pytest.fixture
 def cat3_pod() -> dict[str, Any]:
     return demo_cat3_pod()
+
+
+@pytest.fixture
+def api(owner: Any) -> APIClient:
+    c = APIClient()
+    c.force_authenticate(owner)
+    return c
+
+
+@pytest.fixture
+def no_broker() -> Any:
+    """Analyses stay queued (their task is run in-process by the test, as the worker
+    would): nothing is sent to a broker."""
+    with mock.patch("scheduling.tasks.analysis_run_task.delay") as delay:
+        yield delay
 
 
 def make_snapshot(owner: Any, objects: Any, name: str = "snap") -> Any:

@@ -8,7 +8,6 @@ import io
 import json
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
 from django.core.management import call_command
@@ -22,22 +21,9 @@ from tests.engine.test_sampling import _cluster, _pod
 
 from .conftest import make_snapshot
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_broker")]
 
 ARGS = {"min_candidate_nodes_percentage": 10, "min_candidate_nodes_absolute": 2}
-
-
-@pytest.fixture(autouse=True)
-def _no_broker() -> Any:
-    with mock.patch("scheduling.tasks.analysis_run_task.delay") as delay:
-        yield delay
-
-
-@pytest.fixture
-def api(owner: Any) -> APIClient:
-    c = APIClient()
-    c.force_authenticate(owner)
-    return c
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ import io
 import json
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
 import yaml
@@ -27,20 +26,7 @@ from scheduling.workloads import WorkloadRun
 
 from .test_workload import deployment
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _no_broker() -> Any:
-    with mock.patch("scheduling.tasks.analysis_run_task.delay") as delay:
-        yield delay
-
-
-@pytest.fixture
-def api(owner: Any) -> APIClient:
-    c = APIClient()
-    c.force_authenticate(owner)
-    return c
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_broker")]
 
 
 def _timed(snapshot: Any, objects: list[Any]) -> dict[str, Any]:
