@@ -255,3 +255,20 @@ class PriorityClass(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class ParsedCluster(models.Model):
+    """The snapshot as the engine holds it (scheduling.engine.Cluster), pickled at ingest
+    so that a worker loads it in about a second instead of decoding and parsing every
+    object again. Only this app writes it, from objects it has validated; ``version``
+    names the engine and the Python that wrote it, and a row of another version is
+    ignored (and written again by the next load)."""
+
+    snapshot = models.OneToOneField(
+        Snapshot, on_delete=models.CASCADE, primary_key=True, related_name="parsed"
+    )
+    version = models.CharField(max_length=128)
+    data = models.BinaryField()
+
+    def __str__(self) -> str:
+        return f"parsed cluster of snapshot {self.snapshot_id} ({self.version})"

@@ -46,6 +46,7 @@ from clusters.ingest.reading import (
     read_file,
     refuse_unstorable_object,
 )
+from clusters.parsed import parsed_cluster_store
 from config.faults import BrokerUnavailable, is_database_fault, publish
 from config.incidents import record_incident
 from config.input_limits import short_number, unstorable_value
@@ -578,9 +579,10 @@ def snapshot_ingest_files(
     """
     progress = _Progress(snapshot)
     started = time.monotonic()
+    cluster = None
     try:
         with _gc_paused():
-            _ingest(snapshot, files, progress)
+            cluster = _ingest(snapshot, files, progress)
     except InvalidInput as err:
         snapshot_fail(snapshot=snapshot, error=str(err))
     except MemoryError:
@@ -597,7 +599,26 @@ def snapshot_ingest_files(
         _analyze_tables()
         snapshot.duration_ms = int((time.monotonic() - started) * 1000)
         models.Snapshot.objects.filter(pk=snapshot.pk).update(duration_ms=snapshot.duration_ms)
+        if cluster is not None:
+            _keep_parsed(snapshot, cluster)
     return snapshot
+
+
+def _keep_parsed(snapshot: models.Snapshot, cluster: Any) -> None:
+    """The cluster just built, kept for the what-ifs to come: stored for every worker
+    (clusters.parsed) and put in this process's cache. The snapshot is ready whatever
+    happens here: a what-if then parses the objects again."""
+    from scheduling import cluster_cache
+
+    try:
+        parsed_cluster_store(snapshot=snapshot, cluster=cluster)
+    except Exception as exc:
+        if is_database_fault(exc):
+            raise
+        record_incident("storing the parsed cluster of snapshot %s", snapshot.pk)
+    cluster_cache.cluster_cache_put(
+        key=cluster_cache.cluster_cache_key(snapshot=snapshot), value=cluster
+    )
 
 
 def unexpected_ingest_error(reference: str) -> str:
@@ -658,7 +679,8 @@ def _namespaced_name(obj: dict[str, Any]) -> tuple[str, str]:
     return meta.get("namespace") or "default", meta.get("name") or ""
 
 
-def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Progress) -> None:
+def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Progress) -> Any:
+    """Reads, validates and stores the snapshot; the Cluster it built."""
     scrubbed: Counter[str] = Counter()
     skipped: Counter[str] = Counter()
     parts: list[FileObjects] = []
@@ -761,6 +783,7 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
             "phase": sorted({p.phase for p in cluster.pods if p.phase}),
         }
         snapshot.save()
+    return cluster
 
 
 def _node_warnings(cluster: Any) -> list[str]:

@@ -45,16 +45,22 @@ def cluster_cache_get(*, key: tuple[int, str], load: Callable[[], Any]) -> tuple
             return _entries[key], True
         stats["misses"] += 1
     value = load()
+    cluster_cache_put(key=key, value=value)
+    return value, False
+
+
+def cluster_cache_put(*, key: tuple[int, str], value: Any) -> None:
+    """Keeps ``value`` under ``key`` (a load's result, or a cluster this process just
+    built at ingest), dropping other versions of the same snapshot, then the least
+    recently used."""
     capacity = _capacity()
     with _lock:
         _entries[key] = value
         _entries.move_to_end(key)
-        # Drop other versions of the same snapshot, then the least recently used.
         for other in [k for k in _entries if k[0] == key[0] and k != key]:
             del _entries[other]
         while len(_entries) > max(capacity, 1):
             _entries.popitem(last=False)
-    return value, False
 
 
 def cluster_cache_clear() -> None:

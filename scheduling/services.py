@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from clusters.ingest.scrub import scrub_object
 from clusters.models import Snapshot
+from clusters.parsed import parsed_cluster_fetch, parsed_cluster_store
 from clusters.selectors import snapshot_objects
 from config.faults import BrokerUnavailable, publish
 from config.input_limits import unstorable_value
@@ -564,11 +565,22 @@ def analysis_enqueue(*, analysis: Analysis) -> None:
     transaction.on_commit(send)
 
 
+def _cluster_of(snapshot: Snapshot) -> Cluster:
+    """The stored parsed form when it is of this engine, else parsed from the objects
+    (and stored for the next worker)."""
+    stored = parsed_cluster_fetch(snapshot=snapshot)
+    if stored is not None:
+        return stored
+    cluster = load_cluster(snapshot_objects(snapshot=snapshot))
+    parsed_cluster_store(snapshot=snapshot, cluster=cluster)
+    return cluster
+
+
 def snapshot_load(*, snapshot: Snapshot) -> tuple[Cluster, bool]:
     """The parsed cluster of the snapshot from this process's cache, or loaded into it."""
     cluster, cached = cluster_cache.cluster_cache_get(
         key=cluster_cache.cluster_cache_key(snapshot=snapshot),
-        load=lambda: load_cluster(snapshot_objects(snapshot=snapshot)),
+        load=lambda: _cluster_of(snapshot),
     )
     assert isinstance(cluster, Cluster)
     return cluster, cached

@@ -44,3 +44,27 @@ def test_it_ingests_a_large_upload_on_the_worker(celery_worker_process: Any, own
     assert body["scrubbed"]["envValues"] == 60000
     pods = api.get(f"{url}pods/", {"node": "node-007"}).json()
     assert pods["count"] == 60
+    # The worker that ingested it keeps the cluster it built: the first what-if on the
+    # snapshot loads nothing, and the stored parsed form is there for other workers.
+    from clusters.models import ParsedCluster
+    from clusters.parsed import PARSED_VERSION
+
+    snapshot_id = body["id"]
+    assert ParsedCluster.objects.get(snapshot_id=snapshot_id).version == PARSED_VERSION
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "whatif", "namespace": "default"},
+        "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]},
+    }
+    posted = api.post(f"/api/snapshots/{snapshot_id}/analyses/", {"pod": pod}, format="json")
+    assert posted.status_code == 202, posted.content
+    analysis_url = posted.json()["url"].replace("http://testserver", "")
+    deadline = time.monotonic() + 60
+    while True:
+        done = api.get(analysis_url).json()
+        if done["status"] in ("done", "failed") or time.monotonic() > deadline:
+            break
+        time.sleep(0.3)
+    assert done["status"] == "done", done["error"]
+    assert done["load_seconds"] == 0.0  # served from the worker's cache, warm since ingest

@@ -173,11 +173,14 @@ def test_a_second_what_if_on_the_same_snapshot_skips_the_load(
     demo_snapshot: Any, cat3_pod: dict[str, Any]
 ) -> None:
     first = services.analysis_create(snapshot=demo_snapshot, pod=cat3_pod)
+    cluster_cache.cluster_cache_clear()  # a worker that did not ingest the snapshot
     with mock.patch("scheduling.services.load_cluster", wraps=services.load_cluster) as load:
         first = services.analysis_run(analysis_id=first.pk)
+        # The first loads the stored parsed form: no object is parsed again.
+        assert load.call_count == 0
         cat3_pod["metadata"]["name"] = "orange-1"
         second = services.analysis_create(snapshot=demo_snapshot, pod=cat3_pod)
-        load.reset_mock()
+        load.reset_mock()  # admission read the classes
         second = services.analysis_run(analysis_id=second.pk)
     assert load.call_count == 0
     assert second.load_seconds == 0.0
@@ -377,3 +380,39 @@ def test_it_shares_and_revokes(demo_snapshot: Any, cat3_pod: dict[str, Any]) -> 
     services.share_link_revoke(share_link=a)
     assert a.revoked_at is not None
     assert list(analysis.share_links.active()) == [b]
+
+
+def test_the_ingesting_process_keeps_the_cluster_it_built(
+    demo_snapshot: Any, cat3_pod: dict[str, Any]
+) -> None:
+    analysis = services.analysis_run(
+        analysis_id=services.analysis_create(snapshot=demo_snapshot, pod=cat3_pod).pk
+    )
+    assert analysis.load_seconds == 0.0
+    assert cluster_cache.stats == {"hits": 1, "misses": 0}
+    assert cluster_cache.cluster_cache_keys() == [
+        cluster_cache.cluster_cache_key(snapshot=demo_snapshot)
+    ]
+
+
+def test_the_stored_parsed_cluster_answers_as_the_objects(
+    demo_snapshot: Any, cat3_pod: dict[str, Any]
+) -> None:
+    from clusters.models import ParsedCluster
+    from clusters.parsed import PARSED_VERSION, parsed_cluster_fetch
+    from clusters.selectors import snapshot_objects
+    from scheduling.engine import analyze, load_cluster
+
+    stored = parsed_cluster_fetch(snapshot=demo_snapshot)
+    assert stored is not None
+    parsed = load_cluster(snapshot_objects(snapshot=demo_snapshot))
+    assert analyze(stored, cat3_pod).to_dict() == analyze(parsed, cat3_pod).to_dict()
+    # Written by another engine: ignored, and written again by the next load.
+    ParsedCluster.objects.filter(snapshot=demo_snapshot).update(version="0.9 (older engine)")
+    assert parsed_cluster_fetch(snapshot=demo_snapshot) is None
+    cluster_cache.cluster_cache_clear()
+    cluster, cached = services.snapshot_load(snapshot=demo_snapshot)
+    assert (
+        not cached and analyze(cluster, cat3_pod).to_dict() == analyze(parsed, cat3_pod).to_dict()
+    )
+    assert ParsedCluster.objects.get(snapshot=demo_snapshot).version == PARSED_VERSION
