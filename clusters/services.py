@@ -610,15 +610,15 @@ def _keep_parsed(snapshot: models.Snapshot, cluster: Any) -> None:
     happens here: a what-if then parses the objects again."""
     from scheduling import cluster_cache
 
+    cluster_cache.cluster_cache_put(
+        key=cluster_cache.cluster_cache_key(snapshot=snapshot), value=cluster
+    )
     try:
         parsed_cluster_store(snapshot=snapshot, cluster=cluster)
     except Exception as exc:
         if is_database_fault(exc):
             raise
         record_incident("storing the parsed cluster of snapshot %s", snapshot.pk)
-    cluster_cache.cluster_cache_put(
-        key=cluster_cache.cluster_cache_key(snapshot=snapshot), value=cluster
-    )
 
 
 def unexpected_ingest_error(reference: str) -> str:
