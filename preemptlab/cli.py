@@ -22,7 +22,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from preemptlab.kube import KubeError, read_cluster
+from preemptlab.kube import Kubectl, KubeError
 
 # Exit statuses, as manage.py whatif's: a gate tripped, the input could not be read.
 GATE_FAILED = 1
@@ -186,12 +186,7 @@ def whatif(args: argparse.Namespace) -> int:
         work = Path(tmp)
         snapshots = [s if s != "-" else _stdin_to(work / "stdin-snapshot") for s in args.snapshot]
         if not snapshots:
-            live = work / "live-cluster.json"
-            with live.open("wb") as out:
-                read_cluster(
-                    out, kubectl=args.kubectl, context=args.context, kubeconfig=args.kubeconfig
-                )
-            snapshots = [str(live)]
+            snapshots = [str(Kubectl.from_args(args).read(work / "live-cluster.json"))]
         manifests = [
             m if m != "-" else _stdin_to(work / f"stdin-manifest-{i}")
             for i, m in enumerate(args.filename)

@@ -3,13 +3,14 @@ and proxies, and read-only calls only (``kubectl get``, which lists)."""
 
 from __future__ import annotations
 
+import argparse
 import re
 import shutil
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 # What a snapshot is made of: the upload format, `kubectl get <these> -A -o json`.
 RESOURCES = ("nodes", "pods", "poddisruptionbudgets", "priorityclasses")
@@ -21,54 +22,61 @@ class KubeError(Exception):
     """kubectl could not give the cluster: what went wrong and what to do."""
 
 
-def kubectl_command(
-    *, kubectl: str = "kubectl", context: str | None = None, kubeconfig: str | None = None
-) -> list[str]:
-    found = shutil.which(kubectl)
-    if found is None:
-        raise KubeError(
-            f"{kubectl} was not found: install kubectl (Debian: the kubernetes-client "
-            "package) or give its path with --kubectl, or pass a snapshot file instead."
-        )
-    cmd = [found]
-    if kubeconfig:
-        cmd += ["--kubeconfig", kubeconfig]
-    if context:
-        cmd += ["--context", context]
-    return cmd
+@dataclass(frozen=True)
+class Kubectl:
+    """The user's kubectl and which cluster it talks to (None: kubectl's own default)."""
 
+    kubectl: str = "kubectl"
+    context: str | None = None
+    kubeconfig: str | None = None
 
-def read_cluster(
-    out: IO[bytes],
-    *,
-    kubectl: str = "kubectl",
-    context: str | None = None,
-    kubeconfig: str | None = None,
-    quiet: bool = False,
-    resources: tuple[str, ...] = RESOURCES,
-) -> None:
-    """Writes the current context's nodes, pods, PDBs and PriorityClasses (or the
-    ``resources`` given) to ``out`` as kubectl prints them (one v1 List), streamed:
-    never held in memory here."""
-    cmd = kubectl_command(kubectl=kubectl, context=context, kubeconfig=kubeconfig)
-    where = f'context "{context}"' if context else "the current kubectl context"
-    if not quiet:
-        print(f"reading {', '.join(resources)} from {where}…", file=sys.stderr)
-    t0 = time.monotonic()
-    proc = subprocess.run(
-        [*cmd, "get", ",".join(resources), "--all-namespaces", "-o", "json"],
-        stdout=out,
-        stderr=subprocess.PIPE,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise KubeError(explain_failure(proc.stderr.decode(errors="replace"), where))
-    if not quiet:
-        size = out.tell() if out.seekable() else 0
-        print(
-            f"read {size / 2**20:.1f} MiB from {where} in {time.monotonic() - t0:.1f} s",
-            file=sys.stderr,
-        )
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Kubectl:
+        return cls(args.kubectl, args.context, args.kubeconfig)
+
+    @property
+    def where(self) -> str:
+        return f'context "{self.context}"' if self.context else "the current kubectl context"
+
+    def command(self) -> list[str]:
+        found = shutil.which(self.kubectl)
+        if found is None:
+            raise KubeError(
+                f"{self.kubectl} was not found: install kubectl (Debian: the kubernetes-client "
+                "package) or give its path with --kubectl, or pass a snapshot file instead."
+            )
+        cmd = [found]
+        if self.kubeconfig:
+            cmd += ["--kubeconfig", self.kubeconfig]
+        if self.context:
+            cmd += ["--context", self.context]
+        return cmd
+
+    def read(
+        self, path: Path, *, resources: tuple[str, ...] = RESOURCES, quiet: bool = False
+    ) -> Path:
+        """Writes the cluster's ``resources`` (a snapshot's four by default) to ``path``
+        as kubectl prints them (one v1 List): streamed to disk, never held here."""
+        cmd = self.command()
+        if not quiet:
+            print(f"reading {', '.join(resources)} from {self.where}…", file=sys.stderr)
+        t0 = time.monotonic()
+        with path.open("wb") as out:
+            proc = subprocess.run(
+                [*cmd, "get", ",".join(resources), "--all-namespaces", "-o", "json"],
+                stdout=out,
+                stderr=subprocess.PIPE,
+                check=False,
+            )
+        if proc.returncode != 0:
+            raise KubeError(explain_failure(proc.stderr.decode(errors="replace"), self.where))
+        if not quiet:
+            print(
+                f"read {path.stat().st_size / 2**20:.1f} MiB from {self.where} in "
+                f"{time.monotonic() - t0:.1f} s",
+                file=sys.stderr,
+            )
+        return path
 
 
 def explain_failure(stderr: str, where: str) -> str:
@@ -90,9 +98,3 @@ def explain_failure(stderr: str, where: str) -> str:
     if "connection refused" in text or "Unable to connect" in text or "no such host" in text:
         return f"the cluster could not be reached ({where}). kubectl said: {text.splitlines()[-1]}"
     return f"kubectl failed ({where}): {text or 'no message'}"
-
-
-def read_to_file(path: Path, **kwargs: object) -> Path:
-    with path.open("wb") as out:
-        read_cluster(out, **kwargs)  # type: ignore[arg-type]
-    return path

@@ -31,7 +31,7 @@ INSTRUCTIONS = (
 def _snapshot_file(snapshot_path: str | None, work: Path) -> str:
     """The snapshot to read: the file given (checked against the limit), or the
     current kubectl context read into ``work``."""
-    from preemptlab.kube import read_cluster
+    from preemptlab.kube import Kubectl
 
     if snapshot_path:
         size = Path(snapshot_path).stat().st_size
@@ -41,10 +41,7 @@ def _snapshot_file(snapshot_path: str | None, work: Path) -> str:
                 f"{MAX_SNAPSHOT_BYTES // 2**20} MiB this server reads"
             )
         return snapshot_path
-    live = work / "live-cluster.json"
-    with live.open("wb") as out:
-        read_cluster(out, quiet=True)
-    return str(live)
+    return str(Kubectl().read(work / "live-cluster.json", quiet=True))
 
 
 def whatif_json(

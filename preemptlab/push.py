@@ -15,20 +15,41 @@ from pathlib import Path
 CHUNK = 1 << 20
 
 
-def _parts(boundary: str, name: str, files: list[Path]) -> Iterator[bytes]:
-    yield (
+def _name_part(boundary: str, name: str) -> bytes:
+    return (
         f'--{boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\n{name}\r\n'
     ).encode()
+
+
+def _file_header(boundary: str, f: Path) -> bytes:
+    return (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="files"; '
+        f'filename="{f.name}"\r\nContent-Type: application/octet-stream\r\n\r\n'
+    ).encode()
+
+
+def _end(boundary: str) -> bytes:
+    return f"--{boundary}--\r\n".encode()
+
+
+def _parts(boundary: str, name: str, files: list[Path]) -> Iterator[bytes]:
+    yield _name_part(boundary, name)
     for f in files:
-        yield (
-            f'--{boundary}\r\nContent-Disposition: form-data; name="files"; '
-            f'filename="{f.name}"\r\nContent-Type: application/octet-stream\r\n\r\n'
-        ).encode()
+        yield _file_header(boundary, f)
         with f.open("rb") as fh:
             while chunk := fh.read(CHUNK):
                 yield chunk
         yield b"\r\n"
-    yield f"--{boundary}--\r\n".encode()
+    yield _end(boundary)
+
+
+def _length(boundary: str, name: str, files: list[Path]) -> int:
+    """The body's length up front, so that it streams from disk without being joined."""
+    return (
+        len(_name_part(boundary, name))
+        + sum(len(_file_header(boundary, f)) + f.stat().st_size + 2 for f in files)
+        + len(_end(boundary))
+    )
 
 
 def push(args: argparse.Namespace) -> int:
@@ -42,17 +63,6 @@ def push(args: argparse.Namespace) -> int:
         return 2
     boundary = secrets.token_hex(16)
     name = args.name or files[0].name.split(".")[0]
-    # The body's length up front, so it streams from disk without being joined here.
-    length = sum(len(p) for p in _parts(boundary, name, [])) + sum(
-        len(_header) + f.stat().st_size + 2
-        for f in files
-        for _header in [
-            (
-                f'--{boundary}\r\nContent-Disposition: form-data; name="files"; '
-                f'filename="{f.name}"\r\nContent-Type: application/octet-stream\r\n\r\n'
-            ).encode()
-        ]
-    )
     request = urllib.request.Request(
         args.server.rstrip("/") + "/api/snapshots/",
         data=_parts(boundary, name, files),
@@ -60,7 +70,7 @@ def push(args: argparse.Namespace) -> int:
         headers={
             "Authorization": f"Token {args.token}",
             "Content-Type": f"multipart/form-data; boundary={boundary}",
-            "Content-Length": str(length),
+            "Content-Length": str(_length(boundary, name, files)),
             "Accept": "application/json",
         },
     )

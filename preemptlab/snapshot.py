@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from preemptlab.kube import KubeError, read_cluster
+from preemptlab.kube import Kubectl, KubeError
 
 
 def _selector(text: str | None) -> dict[str, str | None]:
@@ -36,20 +36,11 @@ def _kept(obj: dict[str, Any], namespace: str | None, selector: dict[str, str | 
     return all(k in labels if v is None else labels.get(k) == v for k, v in selector.items())
 
 
-def _quotas(args: argparse.Namespace, tmp: Path) -> list[Any]:
+def _quotas(kubectl: Kubectl, tmp: Path) -> list[Any]:
     """ResourceQuotas, kept for the priority plan (quota scoped by PriorityClass); a
     cluster that will not list them still gives its snapshot, without them."""
-    path = tmp / "quotas.json"
     try:
-        with path.open("wb") as out:
-            read_cluster(
-                out,
-                kubectl=args.kubectl,
-                context=args.context,
-                kubeconfig=args.kubeconfig,
-                quiet=True,
-                resources=("resourcequotas",),
-            )
+        path = kubectl.read(tmp / "quotas.json", resources=("resourcequotas",), quiet=True)
     except KubeError as e:
         print(f"ResourceQuotas left out: {e}", file=sys.stderr)
         return []
@@ -63,14 +54,10 @@ def save_snapshot(args: argparse.Namespace) -> None:
     setup_django()
     from clusters.ingest.scrub import scrub_object, scrub_report_lines
 
+    kubectl = Kubectl.from_args(args)
     with tempfile.TemporaryDirectory(prefix="preemptlab-") as tmp:
-        raw = Path(tmp) / "cluster.json"
-        with raw.open("wb") as out:
-            read_cluster(
-                out, kubectl=args.kubectl, context=args.context, kubeconfig=args.kubeconfig
-            )
-        listed = orjson.loads(raw.read_bytes())
-        listed["items"] = list(listed.get("items") or []) + _quotas(args, Path(tmp))
+        listed = orjson.loads(kubectl.read(Path(tmp) / "cluster.json").read_bytes())
+        listed["items"] = list(listed.get("items") or []) + _quotas(kubectl, Path(tmp))
     report: Counter[str] = Counter()
     selector = _selector(args.selector)
     items = [

@@ -4,13 +4,19 @@ node: victims terminating as bars, pods bound as dots, nominations as arrows).""
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from scheduling.engine.simulate import CycleResult, PodOutcome
+from scheduling.engine.simulate import (
+    Cycle,
+    CycleResult,
+    Nomination,
+    PodOutcome,
+    Termination,
+)
 from scheduling.presenters import duration_text, join_names
 from scheduling.workload_presenters import column_labels, text_width
 from scheduling.workloads import WorkloadRun
@@ -108,11 +114,12 @@ def pod_waits(run: WorkloadRun) -> list[PodWait]:
     ]
 
 
-def waits_sentences(run: WorkloadRun) -> list[str]:
+def waits_sentences(run: WorkloadRun, waits: list[PodWait] | None = None) -> list[str]:
     """The headline's words on time: pods that waited alike said together, longest wait
     first ("web-0, web-1 run 30 s after they were submitted, once their victims' grace
-    periods end")."""
-    waits = pod_waits(run)
+    periods end"). ``waits``: pod_waits(run), when the caller has it already."""
+    if waits is None:
+        waits = pod_waits(run)
     groups: dict[tuple[str, str], list[PodWait]] = {}
     for w in waits:
         if w.bound_at is None:
@@ -160,15 +167,24 @@ def timeline_svg(run: WorkloadRun) -> SafeString:
     an arrow down into the lane. Laid out from its labels' lengths."""
     if run.timeline is None:
         return mark_safe("")
-    activity: Counter[str] = Counter()
+    # What each lane draws, gathered once.
+    bars_on: dict[str, list[Termination]] = defaultdict(list)
+    arrows_on: dict[str, list[Nomination]] = defaultdict(list)
+    binds_on: dict[str, list[Cycle]] = defaultdict(list)
     for t in run.terminations:
-        activity[t.node] += 1
-    for p in run.pods:
-        if p.bound and p.node:
-            activity[p.node] += 1
+        bars_on[t.node].append(t)
     for n in run.nominations:
-        if n.to_node:
-            activity[n.to_node] += 1
+        if n.to_node and n.at is not None:
+            arrows_on[n.to_node].append(n)
+    for c in run.cycles:
+        if c.result is CycleResult.BOUND and c.node and c.at is not None:
+            binds_on[c.node].append(c)
+    activity = Counter(
+        {
+            n: len(bars_on[n]) + len(arrows_on[n]) + len(binds_on[n])
+            for n in {*bars_on, *arrows_on, *binds_on}
+        }
+    )
     if not activity:
         return mark_safe("")
     lanes = sorted(sorted(activity, key=lambda n: (-activity[n], n))[:TIMELINE_MAX_LANES])
@@ -238,8 +254,7 @@ def timeline_svg(run: WorkloadRun) -> SafeString:
                 labels[node],
             )
         )
-        bars = [t for t in run.terminations if t.node == node]
-        for j, t in enumerate(bars):
+        for j, t in enumerate(bars_on[node]):
             bar_y = y + 4 + (j % 3) * 5
             parts.append(
                 format_html(
@@ -256,48 +271,44 @@ def timeline_svg(run: WorkloadRun) -> SafeString:
                     f", preempted by {t.preemptor}" if t.preemptor else ", deleted by someone else",
                 )
             )
-        for n in run.nominations:
-            if n.to_node == node and n.at is not None:
-                ax = x(n.at)
-                parts.append(
-                    format_html(
-                        '<path class="arrow-nominate" d="M{} {} L{} {} M{} {} L{} {} L{} {}">'
-                        "<title>{} nominated to {} at {} (cycle {})</title></path>",
-                        ax,
-                        y + 2,
-                        ax,
-                        y + lane_h - 12,
-                        ax - 4,
-                        y + lane_h - 16,
-                        ax,
-                        y + lane_h - 11,
-                        ax + 4,
-                        y + lane_h - 16,
-                        n.pod,
-                        node,
-                        duration_text(n.at),
-                        n.cycle,
-                    )
+        for n in arrows_on[node]:
+            assert n.at is not None
+            ax = x(n.at)
+            parts.append(
+                format_html(
+                    '<path class="arrow-nominate" d="M{} {} L{} {} M{} {} L{} {} L{} {}">'
+                    "<title>{} nominated to {} at {} (cycle {})</title></path>",
+                    ax,
+                    y + 2,
+                    ax,
+                    y + lane_h - 12,
+                    ax - 4,
+                    y + lane_h - 16,
+                    ax,
+                    y + lane_h - 11,
+                    ax + 4,
+                    y + lane_h - 16,
+                    n.pod,
+                    node,
+                    duration_text(n.at),
+                    n.cycle,
                 )
-        for y_cycle in run.cycles:
-            if (
-                y_cycle.result is CycleResult.BOUND
-                and y_cycle.node == node
-                and y_cycle.at is not None
-            ):
-                parts.append(
-                    format_html(
-                        '<a href="#run-picture"><circle class="dot-bound" data-bound="{}" '
-                        'cx="{}" cy="{}" r="6"><title>{} bound at {} (cycle {}; see the run '
-                        "cycle by cycle)</title></circle></a>",
-                        y_cycle.pod,
-                        x(y_cycle.at),
-                        y + lane_h - 8,
-                        y_cycle.pod,
-                        duration_text(y_cycle.at),
-                        y_cycle.cycle,
-                    )
+            )
+        for c in binds_on[node]:
+            assert c.at is not None
+            parts.append(
+                format_html(
+                    '<a href="#run-picture"><circle class="dot-bound" data-bound="{}" '
+                    'cx="{}" cy="{}" r="6"><title>{} bound at {} (cycle {}; see the run '
+                    "cycle by cycle)</title></circle></a>",
+                    c.pod,
+                    x(c.at),
+                    y + lane_h - 8,
+                    c.pod,
+                    duration_text(c.at),
+                    c.cycle,
                 )
+            )
         parts.append(mark_safe("</g>"))
     captions = []
     if cut:

@@ -326,6 +326,7 @@ def workload_context(
     pending_page: str | None = None,
 ) -> dict[str, Any]:
     """What the workload result page shows of a stored run; long lists paginated."""
+    waits = timeline_presenters.pod_waits(run)
     return {
         "run": run,
         "sentence": workload_presenters.workload_sentence(run),
@@ -340,8 +341,8 @@ def workload_context(
         ),
         "run_svg": workload_presenters.run_svg(run),
         "timeline_svg": timeline_presenters.timeline_svg(run),
-        "wait_sentences": timeline_presenters.waits_sentences(run),
-        "pod_waits": {w.pod: w for w in timeline_presenters.pod_waits(run)},
+        "wait_sentences": timeline_presenters.waits_sentences(run, waits),
+        "pod_waits": {w.pod: w for w in waits},
         "nodes_svg": workload_presenters.nodes_svg(run.nodes),
         "cycle_page": presenters.paginate(
             run.cycles, page=cycles_page, per_page=WORKLOAD_ROWS_PER_PAGE

@@ -20,13 +20,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def api(owner: Any) -> APIClient:
-    c = APIClient()
-    c.force_authenticate(owner)
-    return c
-
-
-@pytest.fixture
 def stranger_api(stranger: Any) -> APIClient:
     c = APIClient()
     c.force_authenticate(stranger)

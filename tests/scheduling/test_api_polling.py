@@ -24,13 +24,6 @@ def _empty_rendered_cache() -> Any:
 
 
 @pytest.fixture
-def api(owner: Any) -> APIClient:
-    c = APIClient()
-    c.force_authenticate(owner)
-    return c
-
-
-@pytest.fixture
 def done(demo_snapshot: Any, cat3_pod: dict[str, Any]) -> Analysis:
     a = services.analysis_create(snapshot=demo_snapshot, pod=cat3_pod)
     return services.analysis_run(analysis_id=a.pk)

@@ -14,13 +14,6 @@ from tests.clusters.test_hostile_names import HOSTILE
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def api(owner: Any) -> APIClient:
-    c = APIClient()
-    c.force_authenticate(owner)
-    return c
-
-
 @pytest.mark.parametrize("name", HOSTILE)
 def test_a_what_if_pod_with_a_refused_name_is_refused(
     api: APIClient, demo_snapshot: Any, cat3_pod: dict[str, Any], name: str

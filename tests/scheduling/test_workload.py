@@ -51,13 +51,6 @@ def deployment(replicas: int = 6, **template_spec: Any) -> dict[str, Any]:
     }
 
 
-@pytest.fixture
-def api(owner: Any) -> APIClient:
-    c = APIClient()
-    c.force_authenticate(owner)
-    return c
-
-
 @pytest.fixture(autouse=True)
 def _no_broker() -> Any:
     with mock.patch("scheduling.tasks.analysis_run_task.delay") as delay:

@@ -52,9 +52,6 @@ class Agenda:
             return heapq.heappop(self._heap)
         return None
 
-    def __bool__(self) -> bool:
-        return bool(self._heap)
-
 
 def seconds(ms: int) -> float:
     """The contract's times: seconds since time zero, to the millisecond."""
