@@ -11,6 +11,11 @@ import gc
 import logging
 import pickle
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import psycopg
+from django.db import connection
 
 from clusters.models import ParsedCluster, Snapshot
 from scheduling.engine import ENGINE_VERSION, Cluster
@@ -22,36 +27,80 @@ STORE_FORMAT = "pickle-5"
 PARSED_VERSION = f"{ENGINE_VERSION}|{STORE_FORMAT}|py{sys.version_info[0]}.{sys.version_info[1]}"
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pickling or unpickling a cluster touches ~10 objects per pod; the cyclic collector
+    would walk the growing heap again and again meanwhile (a third of the time)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _raw_cursor() -> psycopg.Cursor[tuple[object, ...]]:
+    """A cursor binding parameters on the server, in binary. Django's psycopg cursors bind
+    on the client: 77 MiB of pickle would travel as 154 MiB of quoted hex, and back."""
+    connection.ensure_connection()
+    return psycopg.Cursor(connection.connection)
+
+
 def parsed_cluster_store(*, snapshot: Snapshot, cluster: Cluster) -> None:
     """Keeps ``cluster`` as the snapshot's stored form (replacing an older one)."""
-    data = pickle.dumps(cluster, protocol=5)
-    ParsedCluster.objects.update_or_create(
-        snapshot=snapshot, defaults={"version": PARSED_VERSION, "data": data}
-    )
+    with _collector_paused():
+        data = pickle.dumps(cluster, protocol=5)
+    if connection.vendor != "postgresql":
+        ParsedCluster.objects.update_or_create(
+            snapshot=snapshot, defaults={"version": PARSED_VERSION, "data": data}
+        )
+        return
+    table = connection.ops.quote_name(ParsedCluster._meta.db_table)
+    with _raw_cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (snapshot_id, version, data) VALUES (%s, %s, %b) "
+            "ON CONFLICT (snapshot_id) DO UPDATE SET version = EXCLUDED.version, "
+            "data = EXCLUDED.data",
+            [snapshot.pk, PARSED_VERSION, data],
+        )
+
+
+def _stored_bytes(snapshot: Snapshot) -> bytes | None:
+    if connection.vendor != "postgresql":
+        row = (
+            ParsedCluster.objects.filter(snapshot=snapshot, version=PARSED_VERSION)
+            .values_list("data", flat=True)
+            .first()
+        )
+        return None if row is None else bytes(row)
+    table = connection.ops.quote_name(ParsedCluster._meta.db_table)
+    with _raw_cursor() as cursor:
+        cursor.execute(
+            f"SELECT data FROM {table} WHERE snapshot_id = %s AND version = %s",
+            [snapshot.pk, PARSED_VERSION],
+            binary=True,
+        )
+        found = cursor.fetchone()
+    if found is None:
+        return None
+    data = found[0]
+    assert isinstance(data, bytes)  # bytea in binary: psycopg gives bytes
+    return data
 
 
 def parsed_cluster_fetch(*, snapshot: Snapshot) -> Cluster | None:
     """The stored Cluster of this engine version, or None (none stored, or stale)."""
-    row = (
-        ParsedCluster.objects.filter(snapshot=snapshot, version=PARSED_VERSION)
-        .values_list("data", flat=True)
-        .first()
-    )
-    if row is None:
+    data = _stored_bytes(snapshot)
+    if data is None:
         return None
-    # Unpickling makes ~10 objects per pod: the cyclic collector would walk them all
-    # again and again while they are being made.
-    enabled = gc.isenabled()
-    gc.disable()
     try:
-        cluster = pickle.loads(bytes(row))
-        # And afterwards: a long-lived cluster in a worker, never garbage; freezing
-        # it spares every later collection a walk over its million objects.
-        gc.freeze()
+        with _collector_paused():
+            cluster = pickle.loads(data)
+            # A long-lived cluster in a worker, never garbage: freezing it spares every
+            # later collection a walk over its million objects.
+            gc.freeze()
     except Exception:
         logger.warning("stored cluster of snapshot %s unreadable; parsing again", snapshot.pk)
         return None
-    finally:
-        if enabled:
-            gc.enable()
     return cluster if isinstance(cluster, Cluster) else None
