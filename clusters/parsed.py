@@ -23,7 +23,9 @@ from scheduling.engine import ENGINE_VERSION, Cluster
 logger = logging.getLogger(__name__)
 
 # What a stored pickle depends on: the engine's classes and the Python that wrote it.
-STORE_FORMAT = "pickle-5"
+# The suffix changes whenever a pickled class changes shape (v2: NodeInfo's
+# preemption_order, Pod pickled as one tuple), so an older row is parsed again.
+STORE_FORMAT = "pickle-5-v2"
 PARSED_VERSION = f"{ENGINE_VERSION}|{STORE_FORMAT}|py{sys.version_info[0]}.{sys.version_info[1]}"
 
 

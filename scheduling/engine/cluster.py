@@ -55,6 +55,7 @@ class NodeInfo:
         "pods",
         "pods_with_affinity",
         "pods_with_required_anti_affinity",
+        "preemption_order",
         "requested",
         "used_ports",
     )
@@ -69,6 +70,10 @@ class NodeInfo:
         self.used_ports: dict[HostPort, int] = {}
         self.pods_with_affinity: list[Pod] = []
         self.pods_with_required_anti_affinity: list[Pod] = []
+        # preemption.victims.ImportanceOrder of these pods, made by the first dry run that
+        # needs it and dropped whenever the pods change: later dry runs on an unchanged
+        # node (every what-if on a cached cluster) neither filter nor sort its pods again.
+        self.preemption_order: Any = None
 
     def clone(self) -> NodeInfo:
         """A copy whose pod list, totals and ports can change without touching this one."""
@@ -82,9 +87,11 @@ class NodeInfo:
         c.used_ports = dict(self.used_ports)
         c.pods_with_affinity = list(self.pods_with_affinity)
         c.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)
+        c.preemption_order = self.preemption_order  # the same pods, until either changes
         return c
 
     def add_pod(self, pod: Pod) -> None:
+        self.preemption_order = None
         self.pods.append(pod)
         req = self.requested
         for k, v in pod.requests.items():
@@ -99,6 +106,7 @@ class NodeInfo:
                 self.pods_with_required_anti_affinity.append(pod)
 
     def remove_pod(self, pod: Pod) -> None:
+        self.preemption_order = None
         # Identity first: the same Pod object is what was added.
         for i, p in enumerate(self.pods):
             if p is pod or p.uid == pod.uid:

@@ -181,3 +181,73 @@ def test_a_real_rollout_answers_alike_whatever_the_dumps_order() -> None:
     # dump's items (measured: as dumped, shuffled and reversed).
     assert len(answers[0][0]) == 6
     assert answers[1] == answers[0] and answers[2] == answers[0]
+
+
+def _node_of_tiers() -> dict[str, Any]:
+    """A full node: the 16 equally important pods of _cluster at 100 (the tie only Go's
+    sort orders) above three tiers of 1-CPU pods, 3 at 10, 3 at 20 and 2 at 30, each
+    tier's pods started an hour apart."""
+    pods = _cluster(random.Random(5))["items"][1:]
+    for tier, count in ((10, 3), (20, 3), (30, 2)):
+        for i in range(count):
+            pods.append(
+                make_pod(f"tier-{tier}-{i}")
+                .priority(tier)
+                .req(cpu="1")
+                .node("worker")
+                .start_time(f"2025-06-02T0{i}:00:00Z")
+                .obj()
+            )
+    return as_list(make_node("worker").capacity(cpu="40", pods="110").obj(), *pods)
+
+
+def _dry_run(cluster: Any, priority: int, cpu: str, fast: bool) -> Any:
+    from scheduling.engine import EngineConfig
+    from scheduling.engine.analysis import parse_pending_pod
+    from scheduling.engine.framework import CycleState, Handle
+    from scheduling.engine.preemption.defaultpreemption import select_victims_on_node
+    from scheduling.engine.runtime import Framework
+    from scheduling.engine.schedule import schedule_pod
+
+    pending = parse_pending_pod(cluster, make_pod("big").priority(priority).req(cpu=cpu).obj())
+    fw = Framework(Handle(cluster, EngineConfig()))
+    state = CycleState()
+    assert schedule_pod(fw, state, pending).host is None  # the node is full: a dry run
+    (worker,) = cluster.node_infos
+    victims, status = select_victims_on_node(fw, state.clone(), pending, worker, fast)
+    return None if victims is None else [p.name for p in victims.pods], status.code
+
+
+def test_each_later_dry_run_on_a_node_takes_its_victims_from_the_kept_order() -> None:
+    """The order kept on the node (its pods sorted once) gives, for a preemptor of any
+    priority, what the general path gives sorting the node's pods afresh: with the 16
+    equal pods among the victims (Go's sort decides), and without them (a suffix)."""
+    from scheduling.engine import load_cluster
+
+    cluster = load_cluster(_node_of_tiers())
+    for priority, cpu in ((15, "1"), (25, "2"), (50, "2"), (50, "5"), (1000, "9")):
+        general = _dry_run(cluster, priority, cpu, fast=False)
+        assert _dry_run(cluster, priority, cpu, fast=True) == general
+        assert cluster.node_infos[0].preemption_order is not None
+        assert _dry_run(cluster, priority, cpu, fast=True) == general  # from the kept order
+    # Above the three tiers (8 CPUs freed), 2 CPUs: the tiers are put back most
+    # important first until 2 CPUs are left, so the last two at 10 stay victims.
+    assert _dry_run(cluster, 50, "2", fast=True)[0] == ["tier-10-1", "tier-10-2"]
+
+
+def test_the_kept_order_is_dropped_when_the_node_s_pods_change() -> None:
+    from scheduling.engine import load_cluster
+
+    cluster = load_cluster(_node_of_tiers())
+    (worker,) = cluster.node_infos
+    before = _dry_run(cluster, 50, "2", fast=True)
+    leaving = next(p for p in worker.pods if p.name == "tier-10-2")
+    worker.remove_pod(leaving)
+    assert worker.preemption_order is None
+    # With one CPU free, one victim is enough: the least important left.
+    after = _dry_run(cluster, 50, "2", fast=True)
+    assert after == _dry_run(cluster, 50, "2", fast=False)
+    assert before[0] == ["tier-10-1", "tier-10-2"] and after[0] == ["tier-10-1"]
+    worker.add_pod(leaving)
+    assert worker.preemption_order is None
+    assert _dry_run(cluster, 50, "2", fast=True) == before
