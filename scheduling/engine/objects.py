@@ -37,6 +37,8 @@ Resources = dict[str, int]
 
 
 def _mapping(raw: Any, field: str) -> Mapping[str, Any]:
+    if type(raw) is dict:  # decoded JSON, nearly always: skips the ABC check's cost
+        return raw
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):

@@ -141,6 +141,21 @@ def milli_value(raw: object) -> int:
     return _ceil(parse_quantity(raw) * 1000)
 
 
+# A cluster spells its requests with a few dozen strings ("100m", "128Mi") over and
+# over: exact parsing (fractions) once per spelling, not once per container.
+_RESOURCE_VALUES: dict[tuple[str, str], int] = {}
+_RESOURCE_VALUES_MAX = 4096
+
+
 def resource_value(name: str, raw: object) -> int:
     """The integer the scheduler keeps for a resource: millicores for cpu, else Value()."""
-    return milli_value(raw) if name == "cpu" else value(raw)
+    if not isinstance(raw, str):
+        return milli_value(raw) if name == "cpu" else value(raw)
+    key = (name, raw)
+    got = _RESOURCE_VALUES.get(key)
+    if got is None:
+        got = milli_value(raw) if name == "cpu" else value(raw)
+        if len(_RESOURCE_VALUES) >= _RESOURCE_VALUES_MAX:
+            _RESOURCE_VALUES.clear()
+        _RESOURCE_VALUES[key] = got
+    return got
