@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .cluster import Cluster, load_cluster
@@ -11,6 +11,7 @@ from .config import EngineConfig
 from .errors import InvalidInput
 from .explanation import FilterSampling, InputEffect, InputNotice, Outcome
 from .framework import CycleState, Handle
+from .hypothetical import with_priority_classes
 from .message import fit_error_message, post_filter_message
 from .objects import PREEMPT_LOWER_PRIORITY, Pod
 from .preemption.evaluator import Evaluator
@@ -104,11 +105,16 @@ def analyze(
     cluster_or_objects: Cluster | list[dict[str, Any]] | dict[str, Any],
     pod: Mapping[str, Any] | Pod,
     config: EngineConfig | None = None,
+    *,
+    priority_classes: Sequence[Mapping[str, Any]] = (),
 ) -> Result:
-    cluster = (
+    """``priority_classes``: PriorityClass objects the what-if carries, in effect for this
+    run only (hypothetical.py); the pending pod is admitted against them."""
+    cluster = with_priority_classes(
         cluster_or_objects
         if isinstance(cluster_or_objects, Cluster)
-        else load_cluster(cluster_or_objects)
+        else load_cluster(cluster_or_objects),
+        priority_classes,
     )
     config = config or EngineConfig()
     pending = parse_pending_pod(cluster, pod)
@@ -128,6 +134,7 @@ def analyze(
         num_nodes=n_nodes,
         pre_filter_msg=diagnosis.pre_filter_msg,
         input_notices=notices,
+        hypothetical_classes=list(cluster.hypothetical_classes),
         cluster=cluster,
         pending=pending,
     )

@@ -10,11 +10,14 @@ from __future__ import annotations
 import gc
 from collections import defaultdict
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput
 from .objects import PDB, Node, Pod, PriorityClass
 from .priority import PriorityResolver, class_warnings
+
+if TYPE_CHECKING:
+    from .explanation import HypotheticalClass
 
 # The default profile's schedulerName: the only pods whose nominations it keeps.
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
@@ -136,6 +139,10 @@ class NodeInfo:
 
 class Cluster:
     """A snapshot: nodes, pods, PDBs and PriorityClasses, with the indexes analyses use."""
+
+    # The what-if's own PriorityClasses on a view of a snapshot (hypothetical.py); a
+    # class attribute, so a cluster stored before it existed reads as having none.
+    hypothetical_classes: tuple[HypotheticalClass, ...] = ()
 
     def __init__(
         self,

@@ -271,6 +271,36 @@ class InputNotice(Struct):
     why: str
 
 
+class HypotheticalClass(Struct):
+    """A PriorityClass a what-if carried, applied for that run only: a new class, or a
+    new value for a snapshot's class (``replaces``: the snapshot's value, else None)."""
+
+    name: str
+    value: int
+    preemption_policy: str
+    global_default: bool = False
+    replaces: int | None = None
+
+    def to_contract(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "value": self.value,
+            "preemption_policy": self.preemption_policy,
+            "global_default": self.global_default,
+            "replaces": self.replaces,
+        }
+
+    @classmethod
+    def from_contract(cls, data: Mapping[str, Any]) -> HypotheticalClass:
+        return cls(
+            name=str(data["name"]),
+            value=int(data["value"]),
+            preemption_policy=str(data["preemption_policy"]),
+            global_default=bool(data.get("global_default")),
+            replaces=None if data.get("replaces") is None else int(data["replaces"]),
+        )
+
+
 class Explanation(Struct, kw_only=True):
     schema_version: int = SCHEMA_VERSION
     # --- the contract (DESIGN.md), ``to_contract`` gives it back exactly ---
@@ -302,6 +332,9 @@ class Explanation(Struct, kw_only=True):
     pre_filter_message: str | None = None
     warnings: list[str] = msgspec.field(default_factory=list)
     input_notices: list[InputNotice] = msgspec.field(default_factory=list)
+    # The what-if's own PriorityClasses (the contract's "hypothetical_classes"); an
+    # explanation stored before they existed reads as one without any.
+    hypothetical_classes: list[HypotheticalClass] = msgspec.field(default_factory=list)
 
     # --- reading it --------------------------------------------------------------
 
@@ -361,6 +394,7 @@ class Explanation(Struct, kw_only=True):
             ],
             "message": self.message,
             "sampling": self.sampling.to_contract() if self.sampling else None,
+            "hypothetical_classes": [c.to_contract() for c in self.hypothetical_classes],
         }
 
     def to_json(self) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from .explanation import (
     CannotHelp,
     Explanation,
     FilterSampling,
+    HypotheticalClass,
     InputNotice,
     NodeResources,
     NodeScores,
@@ -77,6 +78,8 @@ class Result:
     input_notices: list[InputNotice] = field(default_factory=list)
     # Where the real Filter phase would have stopped (None unless the pod fits by scores).
     filter_sampling: FilterSampling | None = None
+    # The what-if's own PriorityClasses, in effect for this run only.
+    hypothetical_classes: list[HypotheticalClass] = field(default_factory=list)
     # What the explanation reads the victims' and the chosen node's details from.
     cluster: Cluster | None = field(default=None, repr=False, compare=False)
     pending: Pod | None = field(default=None, repr=False, compare=False)
@@ -291,6 +294,7 @@ def explain(result: Result) -> Explanation:
         pre_filter_message=result.pre_filter_msg or None,
         warnings=list(result.warnings),
         input_notices=list(result.input_notices),
+        hypothetical_classes=list(result.hypothetical_classes),
     )
 
 

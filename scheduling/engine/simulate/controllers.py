@@ -81,6 +81,13 @@ class ControllerManager:
         pod.terminating = False
         pod.terminating_by_preemption = False
         pod.labels = dict(victim.labels)
+        # A new pod goes through admission again: a class the what-if gives another value
+        # gives it that value (the victim kept the one it was created with).
+        changed = {c.name: c for c in self.state.hypothetical_classes}
+        new_class = changed.get(victim.priority_class_name or "")
+        if new_class is not None:
+            pod.priority = new_class.value
+            pod.preemption_policy = new_class.preemption_policy
         if kind == "DaemonSet" and victim.node_name:
             pin_to_node(pod, victim.node_name)
         return Remade(pod, Recreated(victim.key, pod.key, victim.owner))

@@ -35,6 +35,7 @@ from ..cluster import Cluster, load_cluster
 from ..config import EngineConfig
 from ..errors import InvalidInput
 from ..framework import CycleState, Handle
+from ..hypothetical import with_priority_classes
 from ..message import fit_error_message, post_filter_message
 from ..objects import (
     ARRIVAL_SECONDS,
@@ -597,17 +598,22 @@ def simulate(
     on_cycle: Callable[[int], None] | None = None,
     reuse_answers: bool = True,
     timeline: bool = False,
+    priority_classes: Sequence[Mapping[str, Any]] = (),
 ) -> Simulation:
     """Play kube-scheduler's scheduling loop over ``pods`` (pending Pods in submission
     order) on the cluster, until nothing can make progress. Never mutates the cluster.
 
     ``reuse_answers=False`` recomputes every node in every cycle (the same answers,
     slower: the tests compare the two). ``timeline=True`` keeps time (DESIGN.md,
-    "Timeline contract"): grace periods, arrivals, deletions by others."""
-    base = (
+    "Timeline contract"): grace periods, arrivals, deletions by others.
+    ``priority_classes``: PriorityClass objects in effect for this run only
+    (hypothetical.py): the pending pods, and the victims their controllers make again,
+    are admitted against them."""
+    base = with_priority_classes(
         cluster_or_objects
         if isinstance(cluster_or_objects, Cluster)
-        else load_cluster(cluster_or_objects)
+        else load_cluster(cluster_or_objects),
+        priority_classes,
     )
     if not isinstance(pods, Sequence) or isinstance(pods, (str, bytes)):
         raise InvalidInput("the pending pods must be a list", kind="Pod")

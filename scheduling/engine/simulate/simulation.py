@@ -189,6 +189,7 @@ class Simulation:
             "final_queue": {k: list(v) for k, v in self.final_queue.items()},
             "pdb_report": [r.to_dict() for r in self.pdb_report],
             "choice_points": [c.to_dict() for c in self.choice_points],
+            "hypothetical_classes": [c.to_contract() for c in self.base.hypothetical_classes],
         }
         if self.recreate_victims:
             out["recreated"] = [r.to_dict() for r in self.recreated]
