@@ -28,7 +28,8 @@ from preemptlab.kube import Kubectl, KubeError
 GATE_FAILED = 1
 BAD_INPUT = 2
 
-# manage.py whatif's options, passed on as given: (flag, takes a value, help).
+# manage.py whatif's options, passed on as given: (flag, takes a value, help); "append":
+# a value, and the option may be given again.
 WHATIF_OPTIONS = (
     ("--format", True, "text (default), json or markdown"),
     ("--recreate-victims", False, "workloads: victims come back as new pending pods"),
@@ -40,6 +41,7 @@ WHATIF_OPTIONS = (
     ("--min-candidate-nodes-percentage", True, "DefaultPreemptionArgs (default 10)"),
     ("--min-candidate-nodes-absolute", True, "DefaultPreemptionArgs (default 100)"),
     ("--preemption-offset", True, "answer as the real dry run from this offset"),
+    ("--priority-class", "append", "a class for this what-if only, NAME=VALUE (repeatable)"),
 )
 
 
@@ -91,11 +93,14 @@ def parser() -> argparse.ArgumentParser:
         "(--format text|json|markdown, --recreate-victims, --timeline, --fail-on-preempt, "
         "--fail-on-victim-priority-above N, --fail-on-pdb-violation, --protect CLASS,..., "
         "--min-candidate-nodes-percentage P, --min-candidate-nodes-absolute N, "
-        "--preemption-offset N). Exit status 0, 1 when a gate trips, 2 on bad input.",
+        "--preemption-offset N, --priority-class NAME=VALUE). PriorityClass documents in the "
+        "manifest are the what-if's own classes, for that run only. Exit status 0, 1 when a gate trips, 2 on bad input.",
     )
     w.add_argument("snapshot", nargs="*", help="snapshot files, or - (default: the live cluster)")
     for flag, takes_value, text in WHATIF_OPTIONS:
-        if takes_value:
+        if takes_value == "append":
+            w.add_argument(flag, action="append", default=[], help=text)
+        elif takes_value:
             w.add_argument(flag, help=text)
         else:
             w.add_argument(flag, action="store_true", help=text)
@@ -170,7 +175,10 @@ def _passed_on(args: argparse.Namespace) -> list[str]:
     out: list[str] = []
     for flag, takes_value, _ in WHATIF_OPTIONS:
         value = getattr(args, flag[2:].replace("-", "_"))
-        if takes_value and value is not None:
+        if takes_value == "append":
+            for v in value:
+                out += [flag, v]
+        elif takes_value and value is not None:
             out += [flag, value]
         elif not takes_value and value:
             out.append(flag)

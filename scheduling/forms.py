@@ -15,6 +15,7 @@ from django import forms
 from clusters.models import Snapshot
 from scheduling import services
 from scheduling.constants import MAX_MANIFEST_BYTES
+from scheduling.engine.hypothetical import is_priority_class
 from scheduling.engine.objects import ARRIVAL_SECONDS
 from scheduling.engine.quantity import QuantityError, parse_quantity
 
@@ -109,7 +110,9 @@ class ManifestForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 14, "spellcheck": "false"}),
         help_text="A Pod in YAML or JSON, as kubectl get pod -o yaml prints it or as you would "
         "apply it; or a workload: Deployments, ReplicaSets, StatefulSets, Jobs, a List or "
-        "several documents, rolled out through kube-scheduler's queue.",
+        "several documents, rolled out through kube-scheduler's queue. PriorityClass "
+        "documents beside them are tried for this what-if only: new classes, or new values "
+        "for the snapshot's.",
     )
     file = forms.FileField(required=False, help_text="Or upload the manifest file.")
     recreate_victims = forms.BooleanField(
@@ -149,6 +152,8 @@ class ManifestForm(forms.Form):
         self.pod: dict[str, Any] | None = None
         # A workload's objects, checked (expanded and admitted) but not stored yet.
         self.objects: list[Any] | None = None
+        # The what-if's own PriorityClass documents, checked.
+        self.priority_classes: list[dict[str, Any]] = []
 
     def clean(self) -> dict[str, Any]:
         super().clean()
@@ -168,12 +173,21 @@ class ManifestForm(forms.Form):
             if later:
                 data["timeline"] = True  # an arrival needs the clock
                 objects = objects + later
+            classes, objects = services.whatif_split(objects)
+            classes = services.priority_classes_check(
+                snapshot=self.snapshot, classes=classes, field="manifest"
+            )
             if services.is_single_pod(objects) and not data.get("recreate_victims"):
-                services.pod_validate(snapshot=self.snapshot, pod=objects[0])
+                services.pod_validate(
+                    snapshot=self.snapshot, pod=objects[0], priority_classes=classes
+                )
                 self.pod = objects[0]
             else:
-                services.workload_expand(snapshot=self.snapshot, objects=objects)
+                services.workload_expand(
+                    snapshot=self.snapshot, objects=objects, priority_classes=classes
+                )
                 self.objects = objects
+            self.priority_classes = classes
         except services.PodRejected as e:
             self.add_error(
                 e.field if e.field == "later" else "file" if upload else "manifest", e.message
@@ -198,6 +212,8 @@ class ManifestForm(forms.Form):
         except services.PodRejected as e:
             raise services.PodRejected(e.message, field="later") from None
         for obj in objects:
+            if is_priority_class(obj):
+                continue  # a class is in effect from the start, not created later
             meta = obj.setdefault("metadata", {})
             annotations = meta.setdefault("annotations", {}) or {}
             annotations[ARRIVAL_SECONDS] = f"{seconds:g}"
@@ -218,6 +234,25 @@ class PodForm(forms.Form):
     )
     preemption_policy = forms.ChoiceField(
         choices=PREEMPTION_POLICIES, required=False, label="Preemption policy"
+    )
+    new_class_name = forms.CharField(
+        required=False,
+        max_length=253,
+        label="Or a class that does not exist yet",
+        help_text="A PriorityClass tried for this what-if only (a snapshot's class of that "
+        "name takes this value instead); the pod uses it unless another class is chosen.",
+    )
+    new_class_value = forms.IntegerField(
+        required=False,
+        min_value=-(2**31),
+        max_value=2**31 - 1,
+        label="Its value",
+        help_text="At most 1,000,000,000, as for any class a user makes.",
+    )
+    new_class_never = forms.BooleanField(
+        required=False,
+        label="Its preemptionPolicy is Never",
+        help_text="Pods of the class wait for room instead of preempting.",
     )
     cpu = forms.CharField(
         required=False, max_length=32, label="CPU", help_text=QUANTITY_HINTS["cpu"]
@@ -253,6 +288,7 @@ class PodForm(forms.Form):
         priority_class = cast(forms.ChoiceField, self.fields["priority_class"])
         priority_class.choices = _class_choices(snapshot)
         self.pod: dict[str, Any] | None = None
+        self.priority_classes: list[dict[str, Any]] = []
 
     def clean_cpu(self) -> str:
         return _quantity("cpu", self.cleaned_data["cpu"])
@@ -327,12 +363,24 @@ class PodForm(forms.Form):
                 "priority",
                 "Choose a class or a raw priority, not both: empty this box to use the class.",
             )
+        new_class = self._new_class(data)
         if self.errors:
             return data
+        if new_class is not None:
+            try:
+                self.priority_classes = services.priority_classes_check(
+                    snapshot=self.snapshot, classes=[new_class], field="new_class_name"
+                )
+            except services.PodRejected as e:
+                wrong = "new_class_value" if e.engine_field == "value" else "new_class_name"
+                self.add_error(wrong, e.message)
+                return data
         spec = services.PodSpecInput(
             name=data["name"],
             namespace=data["namespace"],
-            priority_class_name=data.get("priority_class") or "",
+            # The new class is the pod's unless the pod names another.
+            priority_class_name=data.get("priority_class")
+            or (new_class["metadata"]["name"] if new_class else ""),
             priority=data.get("priority"),
             preemption_policy=data.get("preemption_policy") or "",
             requests={
@@ -343,12 +391,39 @@ class PodForm(forms.Form):
         )
         pod = services.pod_from_form(spec=spec)
         try:
-            services.pod_validate(snapshot=self.snapshot, pod=pod)
+            services.pod_validate(
+                snapshot=self.snapshot, pod=pod, priority_classes=self.priority_classes
+            )
         except services.PodRejected as e:
             self.add_error(_engine_field_to_form(e.engine_field), e.message)
             return data
         self.pod = pod
         return data
+
+    def _new_class(self, data: dict[str, Any]) -> dict[str, Any] | None:
+        """The PriorityClass the form's last boxes describe, or None when they are empty
+        (an error on the box missing when only one of name and value is given)."""
+        name = (data.get("new_class_name") or "").strip()
+        value = data.get("new_class_value")
+        if not name and value is None:
+            return None
+        if not name:
+            self.add_error("new_class_name", "Name the class this value is for.")
+            return None
+        if value is None:
+            self.add_error("new_class_value", f"Give the value of class “{name}”.")
+            return None
+        if data.get("priority") is not None and not data.get("priority_class"):
+            self.add_error(
+                "priority",
+                "A raw priority leaves the new class unused: empty this box to use the class.",
+            )
+            return None
+        return services.priority_class_object(
+            name=name,
+            value=value,
+            preemption_policy="Never" if data.get("new_class_never") else "",
+        )
 
 
 class CloneForm(forms.Form):

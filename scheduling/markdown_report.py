@@ -43,6 +43,11 @@ def _gates(failures: list[str]) -> list[str]:
     return ["", "**Gates that failed:**", "", *(f"- :x: {md_text(r)}" for r in failures)]
 
 
+def _hypothetical(lines: list[str]) -> list[str]:
+    """The what-if's own PriorityClasses: a reviewer must see the answer assumed them."""
+    return ["", *(f"- {md_text(line)}" for line in lines)] if lines else []
+
+
 def render_markdown(ex: Explanation, *, snapshot: str, gate_failures: list[str]) -> str:
     """``snapshot``: what the snapshot is called, as Markdown the caller escaped."""
     klass = f", class {md_code(ex.priority_class)}" if ex.priority_class else ""
@@ -53,6 +58,7 @@ def render_markdown(ex: Explanation, *, snapshot: str, gate_failures: list[str])
         "",
         f"Priority {ex.priority}{klass}, preemptionPolicy {md_text(ex.preemption_policy)}.",
     ]
+    lines += _hypothetical(presenters.hypothetical_class_lines(ex.hypothetical_classes))
     lines += _gates(gate_failures)
     if ex.outcome == Outcome.PREEMPTS:
         lines += ["", f"#### Victims on {md_code(ex.node)}", ""]
@@ -115,6 +121,7 @@ def render_workload_markdown(run: WorkloadRun, *, snapshot: str, gate_failures: 
     waits = waits_sentences(run)
     if waits:
         lines += ["", *[f"- {md_text(s)}" for s in waits]]
+    lines += _hypothetical(presenters.hypothetical_class_lines(run.hypothetical_classes))
     lines += _gates(gate_failures)
     if run.pdb_report:
         lines += ["", "#### PodDisruptionBudgets", ""]

@@ -44,7 +44,7 @@ class AnalysisQuerySet(models.QuerySet["Analysis"]):
 
 class Analysis(LeasedWork):
     # The large JSON columns: lists and cache lookups leave them in the database.
-    PAYLOAD_FIELDS = ("pod", "explanation", "simulation")
+    PAYLOAD_FIELDS = ("pod", "explanation", "simulation", "priority_classes")
 
     snapshot = models.ForeignKey(
         "clusters.Snapshot", on_delete=models.CASCADE, related_name="analyses"
@@ -84,6 +84,9 @@ class Analysis(LeasedWork):
     # given random offset (EngineConfig's fields of the same names); {}: the defaults.
     preemption_args = models.JSONField(default=dict, blank=True)
     simulation = models.JSONField(null=True, blank=True)
+    # PriorityClass objects the what-if carried (new classes, or new values for the
+    # snapshot's), as submitted: in effect for this analysis only, and again on a retry.
+    priority_classes = models.JSONField(default=list, blank=True)
     # The lists' words for a workload's answer ("7 of 10 replicas run; 20 pods of 3 apps
     # evicted; ..."): a workload is never summed up as one pod's outcome.
     summary = models.CharField(max_length=500, blank=True, default="")

@@ -23,6 +23,7 @@ from scheduling.engine import (
     Criterion,
     Explanation,
     HostSelection,
+    HypotheticalClass,
     InputEffect,
     NodeResources,
     Outcome,
@@ -239,6 +240,25 @@ def input_notices(ex: Explanation) -> list[str]:
     for n in ex.input_notices:
         verb = "was ignored" if n.effect == InputEffect.IGNORED else "was used"
         out.append(f"{n.field} ({n.value}) {verb}: {n.why}.")
+    return out
+
+
+def hypothetical_class_lines(classes: Sequence[HypotheticalClass]) -> list[str]:
+    """One line for each PriorityClass the what-if carried: "hypothetical class cat-3 =
+    30000", with what it replaced in the snapshot and what else it sets."""
+    out = []
+    for c in classes:
+        line = f"hypothetical class {c.name} = {c.value}"
+        extras = []
+        if c.preemption_policy == "Never":
+            extras.append("preemptionPolicy Never")
+        if c.global_default:
+            extras.append("the global default")
+        if extras:
+            line += f" ({', '.join(extras)})"
+        if c.replaces is not None:
+            line += f", replaces {c.name} = {c.replaces} in the snapshot"
+        out.append(line)
     return out
 
 

@@ -39,6 +39,8 @@ def render_text(ex: Explanation) -> str:
     lines.append(presenters.why_sentence(ex))
     for notice in presenters.input_notices(ex):
         lines.append(f"Notice: {notice}")
+    for line in presenters.hypothetical_class_lines(ex.hypothetical_classes):
+        lines.append(f"Note: {line}.")
     lines.append(f"Nodes that fit as they stand: {len(ex.feasible_nodes)} of {ex.num_nodes}.")
 
     table = presenters.score_table(ex)

@@ -48,6 +48,7 @@ from scheduling.engine import (
     read_documents,
     simulate,
 )
+from scheduling.engine.hypothetical import split_priority_classes, with_priority_classes
 from scheduling.engine.simulate import default_cycle_limit
 from scheduling.engine.workload import (
     TooManyReplicas,
@@ -119,7 +120,8 @@ def manifest_objects(*, text: str | bytes, source: str = "manifest") -> list[Any
 
 
 def is_single_pod(objects: list[Any]) -> bool:
-    """One Pod is a single-pod what-if (the full explanation); anything else a workload."""
+    """One Pod is a single-pod what-if (the full explanation); anything else a workload.
+    ``objects`` without the what-if's PriorityClasses (:func:`whatif_split`)."""
     return len(objects) == 1 and isinstance(objects[0], dict) and objects[0].get("kind") == "Pod"
 
 
@@ -139,6 +141,47 @@ def pod_from_manifest(*, text: str | bytes, source: str = "manifest") -> dict[st
             field="manifest",
         )
     return obj
+
+
+def whatif_split(objects: list[Any]) -> tuple[list[Any], list[Any]]:
+    """(the PriorityClass objects, the pod or workload objects) of a what-if's documents:
+    classes given beside a pod or a workload are in effect for that what-if only."""
+    return split_priority_classes(objects)
+
+
+def priority_class_object(
+    *, name: str, value: int, preemption_policy: str = "", global_default: bool = False
+) -> dict[str, Any]:
+    """A PriorityClass as kubectl would apply it (the short form's and --priority-class's)."""
+    obj: dict[str, Any] = {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": name},
+        "value": value,
+    }
+    if global_default:
+        obj["globalDefault"] = True
+    if preemption_policy:
+        obj["preemptionPolicy"] = preemption_policy
+    return obj
+
+
+def priority_classes_check(
+    *, snapshot: Snapshot, classes: Any, field: str = "priority_classes"
+) -> list[dict[str, Any]]:
+    """The what-if's PriorityClass objects, checked against the snapshot's classes as the
+    API server would check them; PodRejected under ``field`` naming the object and its
+    field otherwise."""
+    if not isinstance(classes, list) or not all(isinstance(c, dict) for c in classes):
+        raise PodRejected("Must be a list of PriorityClass objects.", field=field)
+    problem = unstorable_value(classes, field)
+    if problem is not None:
+        raise PodRejected(f"{problem}; Kubernetes never writes such a value.", field=field)
+    try:
+        with_priority_classes(_snapshot_classes(snapshot), classes)
+    except InvalidInput as e:
+        raise PodRejected(str(e), field=field, engine_field=e.field) from None
+    return classes
 
 
 @dataclass
@@ -234,7 +277,14 @@ def _priority_class_objects(*, snapshot: Snapshot) -> list[dict[str, Any]]:
     return out
 
 
-def pod_validate(*, snapshot: Snapshot, pod: Any) -> str:
+def _snapshot_classes(snapshot: Snapshot) -> Cluster:
+    """A cluster of the snapshot's PriorityClasses alone: admission without the nodes."""
+    return load_cluster(_priority_class_objects(snapshot=snapshot))
+
+
+def pod_validate(
+    *, snapshot: Snapshot, pod: Any, priority_classes: list[dict[str, Any]] | None = None
+) -> str:
     """Checks the pod as the engine will read it; returns its "namespace/name".
 
     Runs the engine on a cluster of the snapshot's PriorityClasses and no nodes:
@@ -256,7 +306,7 @@ def pod_validate(*, snapshot: Snapshot, pod: Any) -> str:
     if named is not None:
         raise PodRejected(f"{named[0]}: {named[1]}")
     try:
-        analyze(load_cluster(_priority_class_objects(snapshot=snapshot)), pod)
+        analyze(_snapshot_classes(snapshot), pod, priority_classes=priority_classes or [])
     except InvalidInput as e:
         raise PodRejected(str(e), engine_field=e.field) from None
     except Exception:  # the real run reports it with the full cluster
@@ -272,11 +322,17 @@ def workload_max_replicas() -> int:
 
 
 def workload_expand(
-    *, snapshot: Snapshot, objects: Any, field: str = "objects", taken: Iterable[str] = ()
+    *,
+    snapshot: Snapshot,
+    objects: Any,
+    field: str = "objects",
+    taken: Iterable[str] = (),
+    priority_classes: list[dict[str, Any]] | None = None,
 ) -> Workload:
     """The admitted pending pods of a workload, as the controllers and the API server
     would create them; PodRejected under ``field`` for anything they would refuse.
-    ``taken``: names ("ns/name") a generated pod name must avoid."""
+    ``taken``: names ("ns/name") a generated pod name must avoid; ``priority_classes``:
+    the what-if's own classes, admitted against."""
     if not isinstance(objects, list):
         raise PodRejected("Must be a list of objects (Pods, Deployments, ...).", field=field)
     problem = unstorable_value(objects, field)
@@ -288,7 +344,7 @@ def workload_expand(
             raise PodRejected(f"{field}[{i}] {named[0]}: {named[1]}", field=field)
     try:
         workload = expand_workload(objects, max_replicas=workload_max_replicas(), taken=taken)
-        classes = load_cluster(_priority_class_objects(snapshot=snapshot))
+        classes = with_priority_classes(_snapshot_classes(snapshot), priority_classes or [])
         admit(workload, classes.resolver)
     except TooManyReplicas as e:
         raise PodRejected(
@@ -311,12 +367,16 @@ def analysis_create_workload(
     source: str = AnalysisSource.MANIFEST,
     field: str = "objects",
     taken: Iterable[str] = (),
+    priority_classes: list[dict[str, Any]] | None = None,
 ) -> Analysis:
     """A queued workload what-if: the objects expanded and admitted now (bad input is
     refused before anything is stored), simulated by a worker."""
     if not snapshot.is_ready:
         raise SnapshotNotReady(snapshot)
-    workload = workload_expand(snapshot=snapshot, objects=objects, field=field, taken=taken)
+    classes = priority_classes_check(snapshot=snapshot, classes=priority_classes or [], field=field)
+    workload = workload_expand(
+        snapshot=snapshot, objects=objects, field=field, taken=taken, priority_classes=classes
+    )
     return _analysis_queue(
         snapshot=snapshot,
         kind=AnalysisKind.WORKLOAD,
@@ -329,6 +389,7 @@ def analysis_create_workload(
         recreate_victims=recreate_victims,
         timeline=timeline,
         source=source,
+        priority_classes=classes,
     )
 
 
@@ -340,10 +401,17 @@ def analysis_create_from_manifest(
     timeline: bool = False,
     source: str = AnalysisSource.MANIFEST,
 ) -> Analysis:
-    """One Pod: a single-pod what-if; a controller, a List or several documents: a workload."""
-    objects = manifest_objects(text=text)
+    """One Pod: a single-pod what-if; a controller, a List or several documents: a workload.
+    PriorityClass documents beside them are the what-if's own classes."""
+    classes, objects = whatif_split(manifest_objects(text=text))
     if is_single_pod(objects) and not recreate_victims:
-        return analysis_create(snapshot=snapshot, pod=objects[0], source=source)
+        return analysis_create(
+            snapshot=snapshot,
+            pod=objects[0],
+            source=source,
+            priority_classes=classes,
+            field="manifest",
+        )
     return analysis_create_workload(
         snapshot=snapshot,
         objects=objects,
@@ -351,6 +419,7 @@ def analysis_create_from_manifest(
         timeline=timeline,
         source=source,
         field="manifest",
+        priority_classes=classes,
     )
 
 
@@ -363,6 +432,7 @@ def workload_simulate(
     timeline: bool = False,
     on_cycle: Any = None,
     cycle_limit: int | None = None,
+    priority_classes: list[dict[str, Any]] | None = None,
 ) -> WorkloadRun:
     """Runs the scheduling loop over the workload's pods (as expanded and admitted when
     submitted) and keeps what the page needs."""
@@ -377,6 +447,7 @@ def workload_simulate(
         on_cycle=on_cycle,
         cycle_limit=cycle_limit,
         timeline=timeline,
+        priority_classes=priority_classes or [],
     )
     return WorkloadRun.from_simulation(sim, workload)
 
@@ -479,15 +550,19 @@ def analysis_create(
     pod: Any,
     source: str = AnalysisSource.MANIFEST,
     preemption_args: dict[str, int] | None = None,
+    priority_classes: list[dict[str, Any]] | None = None,
+    field: str = "priority_classes",
 ) -> Analysis:
     """A queued analysis of ``pod`` on ``snapshot``, its task sent once the row is committed.
+    ``priority_classes``: the what-if's own PriorityClass objects (refused under ``field``).
 
     BrokerUnavailable when the task cannot be sent: the row is then deleted again,
     so a refused POST stores nothing (the caller answers 503 and the client retries).
     """
     if not snapshot.is_ready:
         raise SnapshotNotReady(snapshot)
-    pod_key = pod_validate(snapshot=snapshot, pod=pod)
+    classes = priority_classes_check(snapshot=snapshot, classes=priority_classes or [], field=field)
+    pod_key = pod_validate(snapshot=snapshot, pod=pod, priority_classes=classes)
     pod = dict(pod)
     pod.setdefault("apiVersion", "v1")
     pod.setdefault("kind", "Pod")
@@ -497,6 +572,7 @@ def analysis_create(
         pod_key=pod_key,
         source=source,
         preemption_args=dict(preemption_args or {}),
+        priority_classes=classes,
     )
 
 
@@ -525,6 +601,12 @@ def _analysis_queue(**fields: Any) -> Analysis:
     check_unfinished(owner=fields["snapshot"].owner)
     fields["pod"] = copy.deepcopy(fields["pod"])  # the caller's objects stay as given
     scrubbed = submission_scrub(fields["pod"])
+    if fields.get("priority_classes"):
+        fields["priority_classes"] = copy.deepcopy(fields["priority_classes"])
+        report: Counter[str] = Counter(scrubbed)
+        for obj in fields["priority_classes"]:
+            scrub_object(obj, report)
+        scrubbed = dict(sorted(report.items()))
     analysis = Analysis.objects.create(
         status=AnalysisStatus.QUEUED, enqueued_at=timezone.now(), scrubbed=scrubbed, **fields
     )
@@ -636,6 +718,7 @@ def _workload_compute(analysis: Analysis, cluster: Cluster, budget: AnalysisBudg
         timeline=run_of.timeline,
         on_cycle=budget.watch(_Progress(analysis.pk) if run_of is analysis else None),
         cycle_limit=budget.cycle_limit(default_cycle_limit(len(run_of.pod["pods"]))),
+        priority_classes=run_of.priority_classes,
     )
 
 
@@ -651,6 +734,7 @@ def _cycle_explain(analysis: Analysis, cluster: Cluster) -> Any:
         timeline=parent.timeline,
         cycle_limit=analysis.cycle,
         on_cycle=AnalysisBudget.from_settings().watch(),
+        priority_classes=parent.priority_classes,
     )
     return sim.explain(analysis.cycle).explanation
 
@@ -666,7 +750,10 @@ def _analysis_compute(analysis: Analysis) -> Analysis:
             explanation = _cycle_explain(analysis, cluster)
         else:
             explanation = analyze(
-                cluster, analysis.pod, EngineConfig(**analysis.preemption_args)
+                cluster,
+                analysis.pod,
+                EngineConfig(**analysis.preemption_args),
+                priority_classes=analysis.priority_classes,
             ).explanation
     except InvalidInput as e:
         return analysis_fail(analysis_id=analysis.pk, error=f"The pod is invalid: {e}")
@@ -753,20 +840,24 @@ def analysis_rerun(*, analysis: Analysis, snapshot: Snapshot) -> Analysis:
             recreate_victims=analysis.recreate_victims,
             timeline=analysis.timeline,
             source=analysis.source,
+            priority_classes=analysis.priority_classes,
         )
     return analysis_create(
         snapshot=snapshot,
         pod=analysis.pod,
         source=analysis.source,
         preemption_args=analysis.preemption_args,
+        priority_classes=analysis.priority_classes,
     )
 
 
 def analysis_manifest(*, analysis: Analysis) -> str:
-    """What was submitted, as the YAML to paste into the what-if form again."""
+    """What was submitted, as the YAML to paste into the what-if form again (the what-if's
+    own PriorityClasses first)."""
     import yaml
 
-    objects = analysis.pod["objects"] if analysis.is_workload else [analysis.pod]
+    objects = list(analysis.priority_classes or [])
+    objects += analysis.pod["objects"] if analysis.is_workload else [analysis.pod]
     return yaml.safe_dump_all(objects, sort_keys=False)
 
 

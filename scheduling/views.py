@@ -75,6 +75,7 @@ def _submit(
     if not form.is_valid():
         return None
     objects = getattr(form, "objects", None)
+    classes = getattr(form, "priority_classes", [])
     try:
         if objects is not None:
             analysis = services.analysis_create_workload(
@@ -83,9 +84,12 @@ def _submit(
                 recreate_victims=bool(form.cleaned_data.get("recreate_victims")),
                 timeline=bool(form.cleaned_data.get("timeline")),
                 source=source,
+                priority_classes=classes,
             )
         elif form.pod is not None:
-            analysis = services.analysis_create(snapshot=snapshot, pod=form.pod, source=source)
+            analysis = services.analysis_create(
+                snapshot=snapshot, pod=form.pod, source=source, priority_classes=classes
+            )
         else:
             return None
     except services.PodRejected as e:
@@ -344,6 +348,7 @@ def workload_context(
         "wait_sentences": timeline_presenters.waits_sentences(run, waits),
         "pod_waits": {w.pod: w for w in waits},
         "nodes_svg": workload_presenters.nodes_svg(run.nodes),
+        "hypothetical": presenters.hypothetical_class_lines(run.hypothetical_classes),
         "cycle_page": presenters.paginate(
             run.cycles, page=cycles_page, per_page=WORKLOAD_ROWS_PER_PAGE
         ),
@@ -370,6 +375,7 @@ def result_context(ex: Explanation, *, cpage: str | None = None) -> dict[str, An
         "sentence": presenters.outcome_sentence(ex),
         "why": presenters.why_sentence(ex),
         "notices": presenters.input_notices(ex),
+        "hypothetical": presenters.hypothetical_class_lines(ex.hypothetical_classes),
         "victim_notes": presenters.victim_notes(ex),
         "event_reason": reason,
         "event_message": message,

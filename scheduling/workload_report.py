@@ -3,6 +3,7 @@ page's sentences from the same presenters over the same run."""
 
 from __future__ import annotations
 
+from scheduling import presenters
 from scheduling import workload_presenters as wp
 from scheduling.report_escaping import plain
 from scheduling.timeline_presenters import waits_sentences
@@ -10,7 +11,13 @@ from scheduling.workloads import WorkloadRun
 
 
 def render_workload_text(run: WorkloadRun) -> str:
-    lines = [wp.workload_sentence(run) + ".", *waits_sentences(run), wp.stop_reason_text(run), ""]
+    lines = [
+        wp.workload_sentence(run) + ".",
+        *waits_sentences(run),
+        wp.stop_reason_text(run),
+        *(f"Note: {h}." for h in presenters.hypothetical_class_lines(run.hypothetical_classes)),
+        "",
+    ]
     lines.append("Cycles:")
     for y in run.cycles:
         where = y.node or y.nominated_node or "-"

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from scheduling.engine import HypotheticalClass
 from scheduling.engine.objects import PDB, Pod
 from scheduling.engine.simulate import (
     ChoicePoint,
@@ -98,9 +99,15 @@ class WorkloadRun:
     timeline: Timeline | None = None
     terminations: list[Termination] = field(default_factory=list)
     nominations: list[Nomination] = field(default_factory=list)
+    # The what-if's own PriorityClasses; a run stored before they existed had none.
+    hypothetical_classes: list[HypotheticalClass] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         c = self.contract
+        c.setdefault("hypothetical_classes", [])
+        self.hypothetical_classes = [
+            HypotheticalClass.from_contract(h) for h in c["hypothetical_classes"]
+        ]
         self.pods = [PodOutcome.from_dict(p, c["final_queue"]) for p in c["pods"]]
         self.cycles = [Cycle.from_dict(y) for y in c["cycles"]]
         self.events = [RunEvent.from_dict(e) for e in c["events"]]

@@ -15,7 +15,9 @@ from scheduling.models import Analysis, ShareLink
 
 class AnalysisCreateSerializer(serializers.Serializer[Any]):
     """A Pod (``pod``), a manifest (``manifest``: one Pod, or Deployments, ReplicaSets,
-    StatefulSets, Jobs, Lists, several documents), or a workload's ``objects``."""
+    StatefulSets, Jobs, Lists, several documents), or a workload's ``objects``; with
+    PriorityClass objects in the manifest, among the objects or in ``priority_classes``
+    (the what-if's own classes, for that analysis only)."""
 
     pod = serializers.JSONField(
         required=False, help_text="The pending Pod as a JSON object (kind Pod)."
@@ -32,6 +34,18 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
         required=False,
         help_text="A workload as a list of objects (Pod, Deployment, ReplicaSet, "
         "StatefulSet, Job), expanded into pending pods in order.",
+    )
+    priority_classes = serializers.ListField(
+        child=serializers.JSONField(),
+        required=False,
+        default=list,
+        help_text="PriorityClass objects (scheduling.k8s.io/v1) in effect for this what-if "
+        "only: new classes, or new values for the snapshot's classes of the same names. "
+        "Checked as the API server checks them (value at most 1000000000, no 'system-' "
+        "names, at most one globalDefault in effect). The pending pods are admitted against "
+        "them, globalDefault included; the snapshot's pods keep their priorities. "
+        "PriorityClass documents in `manifest` or `objects` are taken the same way. The "
+        "result lists them as `hypothetical_classes`.",
     )
     recreate_victims = serializers.BooleanField(
         required=False,
@@ -99,11 +113,23 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
         # The cascade and the clock need kube-scheduler's loop: a workload run.
         recreate = bool(attrs.get("recreate_victims")) or bool(attrs.get("timeline"))
         attrs["field"] = given[0]
+        # Where the what-if's classes came from, for their errors.
+        attrs["classes_field"] = "priority_classes"
+        if given[0] == "objects" and isinstance(attrs["objects"], list):
+            classes, attrs["objects"] = services.whatif_split(attrs["objects"])
+            if classes:
+                attrs["priority_classes"] = list(attrs["priority_classes"]) + classes
+                attrs["classes_field"] = "objects"
         if given[0] == "manifest":
             try:
-                objects = services.manifest_objects(text=attrs["manifest"])
+                classes, objects = services.whatif_split(
+                    services.manifest_objects(text=attrs["manifest"])
+                )
             except services.PodRejected as e:
                 raise serializers.ValidationError({"manifest": [e.message]}) from None
+            if classes:
+                attrs["priority_classes"] = list(attrs["priority_classes"]) + classes
+                attrs["classes_field"] = "manifest"
             if services.is_single_pod(objects) and not recreate:
                 attrs["pod"] = objects[0]
             else:
@@ -178,6 +204,12 @@ class AnalysisSerializer(AnalysisAcceptedSerializer):
         return request.build_absolute_uri(obj.get_absolute_url())
 
 
+_HYPOTHETICAL = (
+    "The PriorityClasses the what-if carried, in effect for this run only: [{name, value, "
+    "preemption_policy, global_default, replaces}], replaces being the value of the "
+    "snapshot's class of that name (null for a new class); empty when none (and for "
+    "analyses stored before the field existed)."
+)
 _POD_RESULT = {
     "type": "object",
     "title": "Result contract (kind pod)",
@@ -203,6 +235,11 @@ _POD_RESULT = {
         ]
     }
     | {
+        "hypothetical_classes": {
+            "type": "array",
+            "items": {"type": "object"},
+            "description": _HYPOTHETICAL,
+        },
         "sampling": {
             "type": "object",
             "nullable": True,
@@ -211,7 +248,7 @@ _POD_RESULT = {
             "nominated [{node, share}]: the share of its random starting offsets that "
             "nominate each node (summing to 1; one entry of share 1 where it would not "
             "sample, or with preemption_offset); null where no node had victims to offer",
-        }
+        },
     },
     "required": ["pod", "outcome", "node", "victims", "message"],
 }
@@ -257,6 +294,11 @@ _WORKLOAD_RESULT = {
             "cycles_beyond_budget",
         },
         "choice_points": {"type": "array", "items": {"type": "object"}},
+        "hypothetical_classes": {
+            "type": "array",
+            "items": {"type": "object"},
+            "description": _HYPOTHETICAL,
+        },
         "recreated": {"type": "array", "items": {"type": "object"}},
         "timeline": {
             "type": "object",
@@ -308,13 +350,26 @@ class ExplanationField(serializers.Field):  # type: ignore[type-arg]
         return ex.to_json() if ex is not None else None
 
 
+_SUBMITTED_CLASSES = (
+    "The PriorityClass objects the what-if carried, as submitted (a retry or a rerun "
+    "uses them again); [] when none."
+)
+
+
 class AnalysisDetailSerializer(AnalysisSerializer):
     submitted_pod = serializers.JSONField(source="pod", read_only=True)
+    priority_classes = serializers.JSONField(read_only=True, help_text=_SUBMITTED_CLASSES)
     result = ResultField(read_only=True)
     explanation = ExplanationField()
 
     class Meta(AnalysisSerializer.Meta):
-        fields = (*AnalysisSerializer.Meta.fields, "submitted_pod", "result", "explanation")
+        fields = (
+            *AnalysisSerializer.Meta.fields,
+            "submitted_pod",
+            "priority_classes",
+            "result",
+            "explanation",
+        )
 
 
 class ShareLinkSerializer(serializers.ModelSerializer[ShareLink]):
@@ -346,6 +401,7 @@ class AnalysisCompactSerializer(AnalysisSerializer):
     (served page by page at ``rejected_nodes_url``) and no explanation."""
 
     submitted_pod = serializers.JSONField(source="pod", read_only=True)
+    priority_classes = serializers.JSONField(read_only=True, help_text=_SUBMITTED_CLASSES)
     result = serializers.SerializerMethodField(
         help_text="The result contract without `rejected_nodes` (see `rejected_nodes_url`, "
         "`rejected_nodes_count`); null until done."
@@ -361,6 +417,7 @@ class AnalysisCompactSerializer(AnalysisSerializer):
         fields = (
             *AnalysisSerializer.Meta.fields,
             "submitted_pod",
+            "priority_classes",
             "result",
             "rejected_nodes_count",
             "rejected_nodes_url",

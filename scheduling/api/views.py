@@ -46,6 +46,7 @@ FieldErrors = inline_serializer(
         "pod": serializers.ListField(child=serializers.CharField(), required=False),
         "manifest": serializers.ListField(child=serializers.CharField(), required=False),
         "objects": serializers.ListField(child=serializers.CharField(), required=False),
+        "priority_classes": serializers.ListField(child=serializers.CharField(), required=False),
         "non_field_errors": serializers.ListField(child=serializers.CharField(), required=False),
     },
 )
@@ -82,7 +83,12 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
             "contract of its `kind`: pod or workload) or `failed` (then `error` says why). "
             "Malformed input (0 replicas, more than the replica limit, a template without "
             "containers, a selector that misses the template's labels, an unknown kind or "
-            "PriorityClass) answers 400 under the field it came from, and nothing is stored."
+            "PriorityClass) answers 400 under the field it came from, and nothing is stored. "
+            "PriorityClass objects (in `priority_classes`, or among the manifest's documents "
+            "or the objects) are the what-if's own classes, in effect for it only: new "
+            "classes, or new values for the snapshot's; a class the API server would refuse "
+            "(value above 1000000000, a 'system-' name, a second globalDefault) answers 400 "
+            "naming the object and its field."
         ),
         request=AnalysisCreateSerializer,
         responses={
@@ -98,8 +104,14 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
         incoming.is_valid(raise_exception=True)
         data = incoming.validated_data
         field = data["field"]
+        classes, classes_field = data["priority_classes"], data["classes_field"]
         try:
             if "objects" in data:
+                if not snapshot.is_ready:
+                    raise services.SnapshotNotReady(snapshot)
+                classes = services.priority_classes_check(
+                    snapshot=snapshot, classes=classes, field=classes_field
+                )
                 analysis = services.analysis_create_workload(
                     snapshot=snapshot,
                     objects=data["objects"],
@@ -107,6 +119,7 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
                     timeline=data["timeline"],
                     source=AnalysisSource.API,
                     field=field,
+                    priority_classes=classes,
                 )
             else:
                 analysis = services.analysis_create(
@@ -114,11 +127,14 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
                     pod=data["pod"],
                     source=AnalysisSource.API,
                     preemption_args=data["preemption_args"],
+                    priority_classes=classes,
+                    field=classes_field,
                 )
         except services.SnapshotNotReady as e:
             return Response({"snapshot": [e.message]}, status=status.HTTP_409_CONFLICT)
         except services.PodRejected as e:
-            return Response({field: [e.message]}, status=status.HTTP_400_BAD_REQUEST)
+            where = e.field if e.field == classes_field else field
+            return Response({where: [e.message]}, status=status.HTTP_400_BAD_REQUEST)
         body = AnalysisAcceptedSerializer(analysis, context={"request": request}).data
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
 

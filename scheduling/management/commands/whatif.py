@@ -21,6 +21,7 @@ from scheduling.engine import (
     read_documents,
     simulate,
 )
+from scheduling.engine.hypothetical import split_priority_classes, with_priority_classes
 from scheduling.engine.workload import TooManyReplicas, admit, expand_workload, workload_objects
 from scheduling.markdown_report import render_markdown, render_workload_markdown
 from scheduling.report import render_text
@@ -97,6 +98,15 @@ class Command(BaseCommand):
             action="store_true",
             help="workloads: keep time: victims take their grace period to go, pods arrive "
             "at their preemptlab.io/arrival-seconds; the report says when each pod runs",
+        )
+        parser.add_argument(
+            "--priority-class",
+            action="append",
+            default=[],
+            metavar="NAME=VALUE",
+            help="a PriorityClass for this what-if only (repeatable): a new class, or a new "
+            "value for the snapshot's class of that name; PriorityClass documents in the Pod "
+            "or workload file are taken the same way",
         )
         parser.add_argument(
             "--fail-on-preempt", action="store_true", help="fail when the pod would preempt any pod"
@@ -248,12 +258,40 @@ class Command(BaseCommand):
                 returncode=gates.BAD_INPUT,
             )
 
+    def _classes(self, options: dict[str, Any]) -> list[dict[str, Any]]:
+        """--priority-class NAME=VALUE as PriorityClass objects."""
+        out = []
+        for given in options["priority_class"]:
+            name, sep, value = given.partition("=")
+            try:
+                number = int(value.strip())
+            except ValueError:
+                number = None
+            if not sep or not name.strip() or number is None:
+                raise CommandError(
+                    f"--priority-class {given!r}: write NAME=VALUE, e.g. cat-3=30000",
+                    returncode=gates.BAD_INPUT,
+                )
+            out.append(
+                {
+                    "apiVersion": "scheduling.k8s.io/v1",
+                    "kind": "PriorityClass",
+                    "metadata": {"name": name.strip()},
+                    "value": number,
+                }
+            )
+        return out
+
     def handle(self, *args: Any, **options: Any) -> None:
         chosen = self._gates(options)
+        given_classes = self._classes(options)
         try:
             cluster, snapshot_name, pod_path = self._cluster(options)
+            classes, objects = split_priority_classes(workload_objects(_read(pod_path)))
+            # The what-if's own classes, in effect for everything below (admission, the
+            # gates' class names, the run); the file's first, then the options'.
+            cluster = with_priority_classes(cluster, classes + given_classes)
             self._check_protected(options, cluster)
-            objects = workload_objects(_read(pod_path))
             if (
                 len(objects) != 1
                 or objects[0].get("kind") not in ("Pod", None)
