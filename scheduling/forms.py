@@ -15,7 +15,7 @@ from django import forms
 from clusters.models import Snapshot
 from scheduling import services
 from scheduling.constants import MAX_MANIFEST_BYTES
-from scheduling.engine.hypothetical import is_priority_class
+from scheduling.engine.hypothetical import is_priority_class, priority_class_object
 from scheduling.engine.objects import ARRIVAL_SECONDS
 from scheduling.engine.quantity import QuantityError, parse_quantity
 
@@ -419,9 +419,9 @@ class PodForm(forms.Form):
                 "A raw priority leaves the new class unused: empty this box to use the class.",
             )
             return None
-        return services.priority_class_object(
-            name=name,
-            value=value,
+        return priority_class_object(
+            name,
+            value,
             preemption_policy="Never" if data.get("new_class_never") else "",
         )
 

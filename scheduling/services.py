@@ -48,7 +48,11 @@ from scheduling.engine import (
     read_documents,
     simulate,
 )
-from scheduling.engine.hypothetical import split_priority_classes, with_priority_classes
+from scheduling.engine.hypothetical import (
+    priority_class_object,
+    split_priority_classes,
+    with_priority_classes,
+)
 from scheduling.engine.simulate import default_cycle_limit
 from scheduling.engine.workload import (
     TooManyReplicas,
@@ -149,23 +153,6 @@ def whatif_split(objects: list[Any]) -> tuple[list[Any], list[Any]]:
     return split_priority_classes(objects)
 
 
-def priority_class_object(
-    *, name: str, value: int, preemption_policy: str = "", global_default: bool = False
-) -> dict[str, Any]:
-    """A PriorityClass as kubectl would apply it (the short form's and --priority-class's)."""
-    obj: dict[str, Any] = {
-        "apiVersion": "scheduling.k8s.io/v1",
-        "kind": "PriorityClass",
-        "metadata": {"name": name},
-        "value": value,
-    }
-    if global_default:
-        obj["globalDefault"] = True
-    if preemption_policy:
-        obj["preemptionPolicy"] = preemption_policy
-    return obj
-
-
 def priority_classes_check(
     *, snapshot: Snapshot, classes: Any, field: str = "priority_classes"
 ) -> list[dict[str, Any]]:
@@ -262,19 +249,15 @@ def pod_clone(*, pod: dict[str, Any], priority_class_name: str) -> dict[str, Any
 
 
 def _priority_class_objects(*, snapshot: Snapshot) -> list[dict[str, Any]]:
-    out = []
-    for pc in snapshot.priority_classes.filter(builtin=False):
-        obj: dict[str, Any] = {
-            "apiVersion": "scheduling.k8s.io/v1",
-            "kind": "PriorityClass",
-            "metadata": {"name": pc.name},
-            "value": pc.value,
-            "globalDefault": pc.global_default,
-        }
-        if pc.preemption_policy:
-            obj["preemptionPolicy"] = pc.preemption_policy
-        out.append(obj)
-    return out
+    return [
+        priority_class_object(
+            pc.name,
+            pc.value,
+            preemption_policy=pc.preemption_policy or "",
+            global_default=pc.global_default,
+        )
+        for pc in snapshot.priority_classes.filter(builtin=False)
+    ]
 
 
 def _snapshot_classes(snapshot: Snapshot) -> Cluster:

@@ -55,6 +55,23 @@ def split_priority_classes(objects: Iterable[Any]) -> tuple[list[Any], list[Any]
     return classes, others
 
 
+def priority_class_object(
+    name: str, value: int, *, preemption_policy: str = "", global_default: bool = False
+) -> dict[str, Any]:
+    """A PriorityClass as kubectl would apply it (a short form's, an option's)."""
+    obj: dict[str, Any] = {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": PRIORITY_CLASS_KIND,
+        "metadata": {"name": name},
+        "value": value,
+    }
+    if global_default:
+        obj["globalDefault"] = True
+    if preemption_policy:
+        obj["preemptionPolicy"] = preemption_policy
+    return obj
+
+
 def _parse(obj: Any) -> PriorityClass:
     if not isinstance(obj, Mapping):
         raise InvalidInput("must be an object")

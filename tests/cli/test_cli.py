@@ -165,3 +165,42 @@ def test_no_kubectl_and_no_context_say_what_to_do(run_cli: Any, tmp_path: Path) 
     assert r.returncode == 2
     err = r.stderr.decode()
     assert "preemptlab:" in err and ("--context" in err or "could not be reached" in err), err
+
+
+def test_whatif_with_a_class_the_snapshot_lacks(run_cli: Any, tmp_path: Path) -> None:
+    """The demo without cat-3, and cat-3 = 30000 given with the what-if (in the manifest,
+    or as --priority-class): the answer of the full demo, where cat-3 is a real class."""
+    items = [
+        o
+        for o in _demo_objects()
+        if not (o["kind"] == "PriorityClass" and o["metadata"]["name"] == "cat-3")
+    ]
+    snapshot = tmp_path / "no-cat3.json"
+    snapshot.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}))
+    expected = _expected(_demo_objects())
+    cat3 = (
+        "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: cat-3\n"
+        "value: 30000\n---\n"
+    )
+    with_class = tmp_path / "with-class.yaml"
+    with_class.write_text(cat3 + POD.read_text())
+    record = {
+        "name": "cat-3",
+        "value": 30000,
+        "preemption_policy": "PreemptLowerPriority",
+        "global_default": False,
+        "replaces": None,
+    }
+    for args in (
+        ("-f", str(with_class)),
+        ("-f", str(POD), "--priority-class", "cat-3=30000"),
+    ):
+        r = run_cli("whatif", str(snapshot), *args, "--format", "json")
+        assert r.returncode == 0, r.stderr.decode()
+        got = json.loads(r.stdout)
+        assert got == {**expected, "hypothetical_classes": [record]}
+    r = run_cli("whatif", str(snapshot), "-f", str(POD))
+    assert r.returncode == 2 and "no PriorityClass with name cat-3" in r.stderr.decode()
+    r = run_cli("whatif", str(snapshot), "-f", str(POD), "--priority-class", "system-x=5")
+    assert r.returncode == 2
+    assert "PriorityClass system-x: metadata.name: Forbidden" in r.stderr.decode()

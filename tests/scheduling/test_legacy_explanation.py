@@ -45,7 +45,8 @@ def test_an_old_preemption_reads_as_the_contract_it_stored() -> None:
     legacy = _legacy("preempts")
     ex = explanation_load({k: legacy[k] for k in ("result", "details", "node_view")})
     assert ex is not None
-    assert ex.to_contract() == {**legacy["result"], "sampling": None}  # none was computed
+    # None was computed, and an old analysis carried no classes of its own.
+    assert ex.to_contract() == {**legacy["result"], "sampling": None, "hypothetical_classes": []}
     assert ex.outcome == Outcome.PREEMPTS
     # The victims' details came from node_view; their budgets by name.
     (victim,) = ex.victim_details
@@ -111,7 +112,7 @@ def test_the_api_serves_an_old_analysis_in_the_contract_and_the_new_shape(
     analysis = _stored(demo_snapshot, legacy)
     body = owner_client.get(f"/api/analyses/{analysis.pk}/").json()
     # The contract as stored, with the field added since: no sampling was computed then.
-    assert body["result"] == {**legacy["result"], "sampling": None}
+    assert body["result"] == {**legacy["result"], "sampling": None, "hypothetical_classes": []}
     assert body["explanation"]["schema_version"] == 2
     assert body["explanation"]["victims"] == legacy["result"]["victims"]
 
@@ -142,7 +143,7 @@ def test_the_migration_moves_the_three_columns_into_one(demo_snapshot: Any) -> N
         # Whatever happened, leave the database at the latest state for the next test.
         MigrationExecutor(connection).migrate(after)
     moved = Analysis.objects.get(pk=row.pk)
-    assert moved.result == {**legacy["result"], "sampling": None}
+    assert moved.result == {**legacy["result"], "sampling": None, "hypothetical_classes": []}
     ex = moved.explained
     assert ex is not None and ex.victim_details[0].key == legacy["result"]["victims"][0]
 

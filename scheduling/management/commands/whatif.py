@@ -21,7 +21,11 @@ from scheduling.engine import (
     read_documents,
     simulate,
 )
-from scheduling.engine.hypothetical import split_priority_classes, with_priority_classes
+from scheduling.engine.hypothetical import (
+    priority_class_object,
+    split_priority_classes,
+    with_priority_classes,
+)
 from scheduling.engine.workload import TooManyReplicas, admit, expand_workload, workload_objects
 from scheduling.markdown_report import render_markdown, render_workload_markdown
 from scheduling.report import render_text
@@ -272,14 +276,7 @@ class Command(BaseCommand):
                     f"--priority-class {given!r}: write NAME=VALUE, e.g. cat-3=30000",
                     returncode=gates.BAD_INPUT,
                 )
-            out.append(
-                {
-                    "apiVersion": "scheduling.k8s.io/v1",
-                    "kind": "PriorityClass",
-                    "metadata": {"name": name.strip()},
-                    "value": number,
-                }
-            )
+            out.append(priority_class_object(name.strip(), number))
         return out
 
     def handle(self, *args: Any, **options: Any) -> None:
