@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from clusters.demo import demo_cat3_pod, demo_objects
 from scheduling.engine import InvalidInput, analyze, load_cluster, simulate
 from scheduling.engine.hypothetical import split_priority_classes, with_priority_classes
 from scheduling.engine.workload import admit, expand_workload
@@ -252,3 +253,24 @@ def test_a_recreated_victim_is_admitted_with_the_new_value_of_its_class() -> Non
     assert [(p["priority"], p["priority_class"]) for p in remade] == [(3000, "batch")]
     plain = simulate(cluster, [_pending("urgent")], recreate_victims=True).to_dict()
     assert [p["priority"] for p in plain["pods"] if p["pod"] != "default/p"] == [1000]
+
+
+@pytest.mark.parametrize("name", ["cat-1", "cat-2", "cat-3", "cluster-service"])
+def test_giving_a_snapshot_class_again_as_it_is_changes_nothing_but_the_record(
+    name: str,
+) -> None:
+    """The demo's own class, given again with its own value, description and default:
+    the same admission, so the same answer; only hypothetical_classes says it was given."""
+    objects = demo_objects()
+    same = next(
+        o
+        for o in objects["items"]
+        if o["kind"] == "PriorityClass" and o["metadata"]["name"] == name
+    )
+    cluster = load_cluster(objects)
+    pod = demo_cat3_pod()
+    plain = analyze(cluster, pod).to_dict()
+    again = analyze(cluster, pod, priority_classes=[same]).to_dict()
+    (record,) = again.pop("hypothetical_classes")
+    assert {**again, "hypothetical_classes": []} == plain
+    assert record["replaces"] == record["value"] == same["value"]
