@@ -351,12 +351,16 @@ def analysis_create_workload(
     field: str = "objects",
     taken: Iterable[str] = (),
     priority_classes: list[dict[str, Any]] | None = None,
+    classes_field: str | None = None,
 ) -> Analysis:
     """A queued workload what-if: the objects expanded and admitted now (bad input is
-    refused before anything is stored), simulated by a worker."""
+    refused before anything is stored), simulated by a worker. ``priority_classes``: the
+    what-if's own PriorityClass objects (refused under ``classes_field``, else ``field``)."""
     if not snapshot.is_ready:
         raise SnapshotNotReady(snapshot)
-    classes = priority_classes_check(snapshot=snapshot, classes=priority_classes or [], field=field)
+    classes = priority_classes_check(
+        snapshot=snapshot, classes=priority_classes or [], field=classes_field or field
+    )
     workload = workload_expand(
         snapshot=snapshot, objects=objects, field=field, taken=taken, priority_classes=classes
     )

@@ -107,11 +107,6 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
         classes, classes_field = data["priority_classes"], data["classes_field"]
         try:
             if "objects" in data:
-                if not snapshot.is_ready:
-                    raise services.SnapshotNotReady(snapshot)
-                classes = services.priority_classes_check(
-                    snapshot=snapshot, classes=classes, field=classes_field
-                )
                 analysis = services.analysis_create_workload(
                     snapshot=snapshot,
                     objects=data["objects"],
@@ -120,6 +115,7 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
                     source=AnalysisSource.API,
                     field=field,
                     priority_classes=classes,
+                    classes_field=classes_field,
                 )
             else:
                 analysis = services.analysis_create(

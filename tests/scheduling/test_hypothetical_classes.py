@@ -201,6 +201,20 @@ def test_a_workload_with_its_class_among_the_objects(
         "Deployment",
     ]
     assert "hypothetical class cat-3 = 30000" in _page_text(owner_client, analysis)
+    # One cycle explained: the run played again with the class, as the parent was.
+    child = services.cycle_explanation_create(parent=analysis, cycle=1)
+    child = services.analysis_run(analysis_id=child.pk)
+    assert child.result is not None, child.error
+    assert (child.result["pod"], child.result["priority"]) == (contract["pods"][0]["pod"], 30000)
+    assert child.result["hypothetical_classes"] == [CAT3_RECORD]
+    # A class refused among the objects is refused under "objects".
+    r = api.post(
+        f"/api/snapshots/{no_cat3.pk}/analyses/",
+        {"objects": [{**CAT3, "value": "high"}, deployment]},
+        format="json",
+    )
+    assert r.status_code == 400
+    assert r.json() == {"objects": ["PriorityClass cat-3: value: must be an integer"]}
 
 
 def test_an_old_run_without_the_field_reads_as_none() -> None:
