@@ -96,6 +96,17 @@ def test_the_api_takes_the_class_in_the_manifest_and_answers_as_the_full_demo(
     assert expected["hypothetical_classes"] == []
 
 
+def test_a_v1_list_holding_the_class_and_the_pod(api: Any, no_cat3: Any) -> None:
+    pod = demo_cat3_pod()
+    listed = json.dumps({"apiVersion": "v1", "kind": "List", "items": [pod, CAT3]})
+    r = api.post(f"/api/snapshots/{no_cat3.pk}/analyses/", {"manifest": listed}, format="json")
+    assert r.status_code == 202, r.content
+    analysis = services.analysis_run(analysis_id=r.json()["id"])
+    # One Pod beside its class is still a single-pod what-if, with the full explanation.
+    assert not analysis.is_workload and analysis.result is not None
+    assert _answer(analysis.result) == _answer(_full_demo_answer(pod))
+
+
 def test_the_api_takes_priority_classes_beside_a_pod_and_a_retry_answers_the_same(
     api: Any, no_cat3: Any, demo_snapshot: Any
 ) -> None:
