@@ -33,6 +33,7 @@ from .objects import PriorityClass
 from .priority import (
     HIGHEST_USER_DEFINABLE_PRIORITY,
     SYSTEM_PRIORITY_CLASS_PREFIX,
+    PriorityResolver,
     builtin_classes,
 )
 
@@ -170,6 +171,14 @@ def _one_default(parsed: list[PriorityClass], before: Mapping[str, PriorityClass
         defaults.append((pc.name, pc))
 
 
+def overlaid(resolver: PriorityResolver, classes: list[PriorityClass]) -> PriorityResolver:
+    """A resolver that also knows ``classes``, each replacing the class of its name;
+    ``resolver`` is left as it is. The built-in classes come back on their own."""
+    names = {c.name for c in classes}
+    kept = [c for c in resolver.by_name.values() if not c.builtin and c.name not in names]
+    return PriorityResolver([*kept, *classes])
+
+
 def with_priority_classes(cluster: Cluster, objects: Sequence[Any]) -> Cluster:
     """A view of ``cluster`` whose admission knows the what-if's PriorityClass objects
     (see the module's docstring); ``cluster`` itself, cached and shared between
@@ -180,6 +189,6 @@ def with_priority_classes(cluster: Cluster, objects: Sequence[Any]) -> Cluster:
     view = copy.copy(cluster)
     names = {pc.name for pc in parsed}
     view.priority_classes = [c for c in cluster.priority_classes if c.name not in names] + parsed
-    view.resolver = cluster.resolver.overlaid(parsed)
+    view.resolver = overlaid(cluster.resolver, parsed)
     view.hypothetical_classes = tuple(records)
     return view

@@ -51,14 +51,6 @@ class PriorityResolver:
             min(defaults, key=lambda c: c.value) if defaults else None
         )
 
-    def overlaid(self, classes: Iterable[PriorityClass]) -> PriorityResolver:
-        """A resolver that also knows ``classes``, each replacing the class of its name
-        (a what-if's hypothetical classes); this one is left as it is."""
-        extra = list(classes)
-        names = {c.name for c in extra}
-        kept = [c for c in self.by_name.values() if not c.builtin and c.name not in names]
-        return PriorityResolver([*kept, *extra])
-
     def resolve(self, pod: Pod, *, field_prefix: str = "spec") -> None:
         """Fill pod.priority, pod.priority_class_name and pod.preemption_policy in place."""
         pc: PriorityClass | None = None
