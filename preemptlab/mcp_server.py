@@ -118,7 +118,9 @@ def run() -> None:
         description="What kube-scheduler would do with the Pod or workload in `manifest` "
         "(YAML or JSON) on the snapshot file at `snapshot_path` (json, yaml or .gz), or on "
         "the current kubectl context when it is omitted: the result contract (pod) or the "
-        "workload contract, as `preemptlab whatif --format json` prints it.",
+        "workload contract, as `preemptlab whatif --format json` prints it. PriorityClass "
+        "documents in `manifest` are tried for this what-if only (new classes, or new values "
+        "for the snapshot's), listed in the answer's `hypothetical_classes`.",
         annotations=read_only,
     )(_said(whatif_json))
     server.tool(
