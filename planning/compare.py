@@ -149,13 +149,6 @@ def pod_answer(
     )
 
 
-def workload_outcome(run: WorkloadRun) -> str:
-    """The analyses list's word for a run: a replica left pending, else any victim."""
-    if run.bound_count < len(run.submitted):
-        return UNSCHEDULABLE
-    return PREEMPTS if run.victims else FITS
-
-
 def workload_answer(
     simulation: Mapping[str, Any], *, analysis: int = 0, snapshot_id: int = 0, snapshot: str = ""
 ) -> Answer:
@@ -185,7 +178,7 @@ def workload_answer(
         pod=", ".join(f"{o.kind} {o.key}" for o in run.objects),
         priority_class=first.priority_class if first else None,
         priority=first.priority if first else None,
-        outcome=workload_outcome(run),
+        outcome=run.outcome.value,
         node=None,
         nodes=tuple(sorted({p.node for p in bound.values() if p.node})),
         victims=tuple(sorted({v.pod for v in run.victims})),
@@ -268,11 +261,14 @@ def _doing(answer: Answer, *, both: bool = False, where: bool = True) -> str:
 
     on = f" on {_nodes(answer)}" if where else ""
     if answer.kind == WORKLOAD:
-        running = (
-            f"all {plural(answer.asked, 'replica')}"
-            if answer.placed == answer.asked
-            else f"{answer.placed:,} of {plural(answer.asked, 'replica')}"
-        )
+        if answer.placed == answer.asked:
+            running = (
+                verb("its replica", "their replica")
+                if answer.asked == 1
+                else f"all {answer.asked:,} replicas"
+            )
+        else:
+            running = f"{answer.placed:,} of {plural(answer.asked, 'replica')}"
         on = on if answer.nodes else ""
         if answer.victims:
             return f"{verb('runs', 'run')} {running}{on}, preempting {plural(len(answer.victims), 'pod')}"

@@ -156,7 +156,7 @@ def test_with_and_without_the_cascade() -> None:
     c = compare(without, cascade)
     assert not c.same
     assert c.sentence == (
-        "Both run all 1 replica on node-1, preempting 1 pod; the owners end differently: "
+        "Both run their replica on node-1, preempting 1 pod; the owners end differently: "
         "ReplicaSet default/blue 3 running in A, 4 running in B."
     )
     # The recreated pod is not one of the workload's replicas.
@@ -175,7 +175,7 @@ def test_recreated_victims_left_pending_change_nothing_but_are_said() -> None:
     c = compare(workload_answer(workload_run(**common)), workload_answer(cascade))
     assert c.same
     assert c.sentence == (
-        "Both run all 1 replica on node-1, preempting 1 pod: same answer, "
+        "Both run their replica on node-1, preempting 1 pod: same answer, "
         "though B recreates 1 victim (0 of them running again)."
     )
 
