@@ -10,6 +10,8 @@ import pytest
 from clusters.demo import demo_cat3_pod
 from scheduling import services
 from scheduling.models import Analysis
+from tests.clusters.builders import make_deployment
+from tests.engine.builders import make_pod
 
 # The snapshots, the API client, the empty per-process caches and the broker left
 # alone: as the scheduling tests have them.
@@ -31,28 +33,14 @@ def demo_pod(name: str, priority_class: str, cpu: str = "1") -> dict[str, Any]:
 
 
 def deployment(name: str, replicas: int, priority_class: str = "cat-3") -> dict[str, Any]:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name, "namespace": "default"},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": {"app": name}},
-            "template": {
-                "metadata": {"labels": {"app": name}},
-                "spec": {
-                    "priorityClassName": priority_class,
-                    "containers": [
-                        {
-                            "name": name,
-                            "image": "registry.example.com/web:1",
-                            "resources": {"requests": {"cpu": "1", "memory": "1Gi"}},
-                        }
-                    ],
-                },
-            },
-        },
-    }
+    """A Deployment of ``replicas`` pods of 1 CPU and 1 GiB in ``priority_class``."""
+    pod = make_pod(name).priority_class(priority_class).req(cpu="1", memory="1Gi").obj()
+    return make_deployment(name, pod["spec"], replicas=replicas)
+
+
+def urgent(name: str, cpu: str) -> dict[str, Any]:
+    """A pending pod of class "high" (1000) asking for ``cpu``."""
+    return make_pod(name).priority_class("high").req(cpu=cpu).obj()
 
 
 def run_pod(snapshot: Any, pod: dict[str, Any]) -> Analysis:

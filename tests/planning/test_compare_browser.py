@@ -9,12 +9,9 @@ from typing import Any
 
 import pytest
 
-from scheduling import services
-from scheduling.constants import AnalysisStatus
-from scheduling.models import Analysis
 from tests.conftest import browser_login
 from tests.engine.builders import as_list, make_node, make_pod, make_priority_class
-from tests.planning.conftest import demo_pod, run_pod
+from tests.planning.conftest import demo_pod, run_pod, urgent
 from tests.scheduling.conftest import make_snapshot
 
 pytestmark = pytest.mark.browser
@@ -62,11 +59,14 @@ def test_two_classes_of_the_demo_pod_compared_from_its_page(
 
 
 def test_forty_character_node_names_wrap_inside_the_window(
-    live_server: Any, page: Any, owner: Any
+    live_server: Any, page: Any, owner: Any, no_broker: Any
 ) -> None:
     nodes = [f"ip-10-0-{i}-{i}.eu-west-1.compute.internal"[:40] for i in (128, 129)]
     assert all(len(n) == 40 for n in nodes) and nodes[0] != nodes[1]
-    objects: list[dict[str, Any]] = [make_priority_class("low", 100)]
+    objects: list[dict[str, Any]] = [
+        make_priority_class("low", 100),
+        make_priority_class("high", 1000),
+    ]
     # The first node: four pods of 1 CPU started last; the second: two pods of 2 CPUs. A
     # pod of 1 CPU takes one pod from either and picks the first (its victim started
     # last); one of 3 CPUs takes two pods from the second rather than three.
@@ -83,14 +83,7 @@ def test_forty_character_node_names_wrap_inside_the_window(
         ]
     snapshot = make_snapshot(owner, as_list(*objects))
 
-    def run(name: str, cpu: str) -> Analysis:
-        pod = make_pod(name).priority(1000).req(cpu=cpu).obj()
-        queued = Analysis.objects.create(
-            snapshot=snapshot, pod=pod, pod_key=f"default/{name}", status=AnalysisStatus.QUEUED
-        )
-        return services.analysis_run(analysis_id=queued.pk)
-
-    a, b = run("one-cpu", "1"), run("three-cpus", "3")
+    a, b = run_pod(snapshot, urgent("one-cpu", "1")), run_pod(snapshot, urgent("three-cpus", "3"))
     assert a.result and b.result
     assert (a.result["node"], b.result["node"]) == (nodes[0], nodes[1])
     page.set_viewport_size(VIEWPORT)

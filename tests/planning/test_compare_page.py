@@ -10,10 +10,8 @@ import pytest
 
 from planning.views import LISTED
 from scheduling import services
-from scheduling.constants import AnalysisStatus
-from scheduling.models import Analysis
 from tests.engine.builders import as_list, make_node, make_pod, make_priority_class
-from tests.planning.conftest import demo_pod, run_pod
+from tests.planning.conftest import demo_pod, run_pod, urgent
 from tests.scheduling.conftest import make_snapshot
 
 pytestmark = pytest.mark.django_db
@@ -84,23 +82,22 @@ def test_an_analysis_not_done_says_so(
     assert f"Analysis {queued.pk} (default/q) is queued" in r.content.decode()
 
 
-def test_long_victim_lists_fold_after_the_first_ones(owner: Any, owner_client: Any) -> None:
+def test_long_victim_lists_fold_after_the_first_ones(
+    owner: Any, owner_client: Any, no_broker: Any
+) -> None:
     # One node full of 30 small pods: a pod of 100m evicts one, a pod of 3 CPUs all 30.
-    objects = [make_priority_class("low", 100), make_node("node-a").capacity(cpu="3").obj()]
+    objects = [
+        make_priority_class("low", 100),
+        make_priority_class("high", 1000),
+        make_node("node-a").capacity(cpu="3").obj(),
+    ]
     objects += [
         make_pod(f"small-{i:02}").priority(100).req(cpu="100m").node("node-a").obj()
         for i in range(30)
     ]
     snapshot = make_snapshot(owner, as_list(*objects))
 
-    def run(name: str, cpu: str) -> Analysis:
-        pod = make_pod(name).priority(1000).req(cpu=cpu).obj()
-        a = Analysis.objects.create(
-            snapshot=snapshot, pod=pod, pod_key=f"default/{name}", status=AnalysisStatus.QUEUED
-        )
-        return services.analysis_run(analysis_id=a.pk)
-
-    one, all_ = run("one", "100m"), run("all", "3")
+    one, all_ = run_pod(snapshot, urgent("one", "100m")), run_pod(snapshot, urgent("all", "3"))
     html = _page(owner_client, one, all_).content.decode()
     added = html[html.index('id="victims-added"') : html.index('id="victims-removed"')]
     assert "Added: preempted in B, not in A (29)" in added
