@@ -11,6 +11,8 @@ from typing import Any
 
 from rest_framework import serializers
 
+from scheduling.constants import AnalysisKind, Outcome
+
 # The largest id the database's bigint keys hold: a larger one is a 400, not a 404.
 MAX_ID = 2**63 - 1
 
@@ -30,14 +32,15 @@ class AnswerSerializer(serializers.Serializer[Any]):
 
     analysis = serializers.IntegerField(help_text="The analysis' id.")
     snapshot = SnapshotRefSerializer()
-    kind = serializers.ChoiceField(choices=["pod", "workload"])
+    # The analyses' own choices: the schema names them once (KindEnum, OutcomeEnum).
+    kind = serializers.ChoiceField(choices=AnalysisKind.choices)
     pod = serializers.CharField(
         help_text="namespace/name of the pod; a workload: its objects (“Deployment default/web”)."
     )
     priority_class = serializers.CharField(allow_null=True)
     priority = serializers.IntegerField(allow_null=True)
     outcome = serializers.ChoiceField(
-        choices=["fits", "preempts", "unschedulable"],
+        choices=Outcome.choices,
         help_text="A workload: unschedulable when a replica is left pending, else preempts "
         "when anything was evicted, else fits (the analyses list's word).",
     )

@@ -32,7 +32,6 @@ class AnalysisCompare(APIView):
         responses={
             200: ComparisonSerializer,
             400: OpenApiResponse(description="`a` or `b` missing or not a positive integer."),
-            404: OpenApiResponse(description="No such analysis (or not yours)."),
             409: OpenApiResponse(
                 NotAnsweredSerializer, description="An analysis has no answer yet (or failed)."
             ),

@@ -158,3 +158,6 @@ def test_the_schema_documents_it(api: APIClient) -> None:
     assert {"200", "400", "401", "404", "409"} <= set(op["responses"])
     answer = schema["components"]["schemas"]["Answer"]["properties"]
     assert {"outcome", "victims", "pdbs", "snapshot"} <= set(answer)
+    # The analyses' enums keep their names: an answer's kind and outcome share them.
+    assert answer["kind"] == {"$ref": "#/components/schemas/KindEnum"}
+    assert answer["outcome"]["allOf"] == [{"$ref": "#/components/schemas/OutcomeEnum"}]
