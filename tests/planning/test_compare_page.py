@@ -59,7 +59,12 @@ def test_without_parameters_it_offers_to_pick_two(owner_client: Any, pair: Any) 
     assert r.status_code == 200
     html = r.content.decode()
     assert 'id="compare-pick"' in html
-    assert f'<option value="{a.pk}">' in html and f'<option value="{b.pk}">' in html
+    # Newest first; A starts on the newest, B on the one before it.
+    a_select = html[html.index('id="pick-a"') : html.index('id="pick-b"')]
+    b_select = html[html.index('id="pick-b"') :]
+    assert re.findall(r'<option value="(\d+)"', a_select) == [str(b.pk), str(a.pk)]
+    assert f'<option value="{a.pk}" selected>' in b_select
+    assert f'<option value="{b.pk}" selected>' not in b_select
 
 
 def test_bad_parameters_answer_400_with_the_form(owner_client: Any, pair: Any) -> None:
