@@ -24,6 +24,8 @@ class NotAnswered(Exception):
         self.analysis = analysis
         if analysis.is_failed:
             why = "failed: it has no answer to compare (run it again)"
+        elif analysis.is_done:
+            why = "has no stored answer to compare (run it again)"
         else:
             why = f"is {analysis.status}: compare it once it is done"
         self.message = f"Analysis {analysis.pk} ({analysis.pod_key[:120]}) {why}."

@@ -120,6 +120,11 @@ def test_an_analysis_without_an_answer_is_a_conflict(
     r = api.get(URL, {"a": queued.pk, "b": a.pk})
     assert r.status_code == 409
     assert "failed" in r.json()["a"][0]
+    # Done without a stored answer (never written so by the worker): still a 409, not a 500.
+    Analysis.objects.filter(pk=queued.pk).update(status=AnalysisStatus.DONE)
+    r = api.get(URL, {"a": queued.pk, "b": a.pk})
+    assert r.status_code == 409
+    assert "has no stored answer" in r.json()["a"][0]
 
 
 def test_a_login_is_needed(pair: Any) -> None:
