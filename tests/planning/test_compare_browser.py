@@ -38,6 +38,8 @@ def test_two_classes_of_the_demo_pod_compared_from_its_page(
     page.set_viewport_size(VIEWPORT)
     browser_login(page, live_server, "owner")
     page.goto(f"{live_server.url}{a.get_absolute_url()}")
+    if SCREENSHOTS:
+        page.locator("#actions").screenshot(path=os.path.join(SCREENSHOTS, "compare-with.png"))
     page.select_option("#compare-b", str(b.pk))
     page.click("#compare-with button[type=submit]")
     page.wait_for_url(f"{live_server.url}/analyses/compare/?a={a.pk}&b={b.pk}")
