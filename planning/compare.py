@@ -18,13 +18,11 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from scheduling.engine import VictimDetail
-from scheduling.words import join_names, plural
+from scheduling.words import NAMES_IN_A_SENTENCE, join_names, plural
 from scheduling.workloads import WorkloadRun
 
 POD, WORKLOAD = "pod", "workload"
 FITS, PREEMPTS, UNSCHEDULABLE = "fits", "preempts", "unschedulable"
-# How many names the sentence lists before "and N more" (the page lists them all).
-NAMES_IN_SENTENCE = 3
 
 
 @dataclass(frozen=True)
@@ -245,7 +243,7 @@ class Comparison:
 
 
 def _names(names: Sequence[str]) -> str:
-    return join_names(list(names), limit=NAMES_IN_SENTENCE)
+    return join_names(list(names), limit=NAMES_IN_A_SENTENCE)  # the page lists them all
 
 
 def _nodes(answer: Answer) -> str:

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+# How many names a sentence lists before "and N more".
+NAMES_IN_A_SENTENCE = 3
+
 
 def plural(n: int, word: str, plural_form: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else (plural_form or word + 's')}"
