@@ -55,6 +55,9 @@ def test_a_login_is_needed(client: Any, pair: Any) -> None:
 
 def test_without_parameters_it_offers_to_pick_two(owner_client: Any, pair: Any) -> None:
     a, b = pair
+    # Reached from the list of every analysis.
+    listing = owner_client.get("/analyses/").content.decode()
+    assert 'href="/analyses/compare/" id="compare-two"' in listing
     r = owner_client.get("/analyses/compare/")
     assert r.status_code == 200
     html = r.content.decode()
