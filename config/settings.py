@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "django_celery_results",
     "clusters",
     "scheduling",
+    "planning",
 ]
 
 MIDDLEWARE = [

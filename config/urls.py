@@ -1,4 +1,4 @@
-"""The root URL map: pages, both apps' APIs under /api/, the schema and its docs, /healthz."""
+"""The root URL map: pages, the apps' APIs under /api/, the schema and its docs, /healthz."""
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
@@ -16,7 +16,9 @@ urlpatterns = [
     path("snapshots/", include("clusters.urls")),
     path("api/", include("clusters.api.urls")),
     path("api/", include("scheduling.api.urls")),
+    path("api/", include("planning.api.urls")),
     path("", include("scheduling.urls")),
+    path("", include("planning.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file: no inline script, so
     # the docs work under the same Content-Security-Policy as every page.

@@ -31,24 +31,13 @@ from scheduling.engine import (
 )
 from scheduling.engine.preemption.candidate import CRITERIA
 
-# How many names a sentence lists before "and N more".
-NAMES_IN_A_SENTENCE = 3
+# Re-exported: the reports and the other presenters count and list with them from here.
+from scheduling.words import NAMES_IN_A_SENTENCE as NAMES_IN_A_SENTENCE
+from scheduling.words import join_names as join_names
+from scheduling.words import plural as plural
+
 # How many of the best-scored nodes the score table shows (every tied node is shown).
 SCORE_TABLE_NODES = 5
-
-
-def plural(n: int, word: str, plural_form: str | None = None) -> str:
-    return f"{n:,} {word if n == 1 else (plural_form or word + 's')}"
-
-
-def join_names(names: Sequence[str], *, conjunction: str = "and", limit: int | None = None) -> str:
-    """ "a, b and c"; with a limit, "a, b, c and 4 more"."""
-    names = list(names)
-    if limit is not None and len(names) > limit:
-        return f"{', '.join(names[:limit])} and {len(names) - limit:,} more"
-    if len(names) <= 1:
-        return "".join(names)
-    return f"{', '.join(names[:-1])} {conjunction} {names[-1]}"
 
 
 # --- the headline ------------------------------------------------------------------------------

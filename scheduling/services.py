@@ -481,10 +481,8 @@ def scale_up_objects(*, pod: dict[str, Any], owner: str, replicas: int) -> list[
 
 
 def workload_outcome(run: WorkloadRun) -> str:
-    """The lists' one-word outcome of a run: any replica left pending, else any victim."""
-    if run.bound_count < len(run.submitted):
-        return Outcome.UNSCHEDULABLE
-    return Outcome.PREEMPTS if run.victims else Outcome.FITS
+    """The lists' one-word outcome of a run (WorkloadRun.outcome, as the row stores it)."""
+    return Outcome(run.outcome.value)
 
 
 def workload_summary(run: WorkloadRun) -> str:

@@ -30,6 +30,7 @@ from clusters.models import Snapshot
 from clusters.selectors import pod_manifest, snapshot_demo_find, snapshot_get, snapshot_list
 from clusters.services import snapshot_load_demo
 from config.faults import BrokerUnavailable
+from planning import selectors as planning_selectors
 from scheduling import (
     presenters,
     rendered_cache,
@@ -483,6 +484,9 @@ def analysis_detail(request: HtmxHttpRequest, analysis_id: int) -> HttpResponse:
                 for s in snapshot_list(user=request.user).filter(status="ready")[:50]
                 if s.pk != a.snapshot_id
             ],
+            "compare_choices": (
+                planning_selectors.compare_choices(user=request.user, around=a) if a.is_done else []
+            ),
         },
     )
 

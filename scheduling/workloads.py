@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from scheduling.engine import HypotheticalClass
+from scheduling.engine.explanation import Outcome
 from scheduling.engine.objects import PDB, Pod
 from scheduling.engine.simulate import (
     ChoicePoint,
@@ -233,6 +234,13 @@ class WorkloadRun:
     @property
     def bound_count(self) -> int:
         return sum(1 for p in self.submitted if p.bound)
+
+    @property
+    def outcome(self) -> Outcome:
+        """The lists' one-word outcome of a run: any replica left pending, else any victim."""
+        if self.bound_count < len(self.submitted):
+            return Outcome.UNSCHEDULABLE
+        return Outcome.PREEMPTS if self.victims else Outcome.FITS
 
     @property
     def exceeded_pdbs(self) -> list[PDBReport]:

@@ -1,0 +1,11 @@
+"""Pages of the planning app."""
+
+from django.urls import path
+
+from planning import views
+
+app_name = "planning"
+
+urlpatterns = [
+    path("analyses/compare/", views.analysis_compare, name="analysis-compare"),
+]

@@ -1,0 +1,89 @@
+"""Pages of the planning app: two analyses compared side by side."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+from django.views.decorators.http import require_GET
+
+from planning import selectors
+from planning.api.serializers import MAX_ID
+from planning.compare import Comparison
+
+# Names shown in a list before the rest fold under "N more".
+LISTED = 20
+
+
+class CompareForm(forms.Form):
+    a = forms.IntegerField(min_value=1, max_value=MAX_ID, label="A")
+    b = forms.IntegerField(min_value=1, max_value=MAX_ID, label="B")
+
+
+def _folded(items: tuple[str, ...]) -> dict[str, Any]:
+    return {"shown": items[:LISTED], "rest": items[LISTED:], "count": len(items)}
+
+
+def _rows(c: Comparison) -> list[dict[str, Any]]:
+    """The side-by-side table: one fact a row, A then B, the rows that differ marked."""
+    a, b = c.a, c.b
+
+    def row(label: str, va: Any, vb: Any, *, key: str = "") -> dict[str, Any]:
+        return {"label": label, "a": va, "b": vb, "differs": va != vb, "key": key}
+
+    def nodes(x: Any) -> str:
+        return ", ".join(x.nodes) or "none"
+
+    def pdbs(x: Any) -> str:
+        return ", ".join(x.pdbs) or "none"
+
+    def replicas(x: Any) -> str:
+        return f"{x.placed:,} of {x.asked:,}"
+
+    rows = [
+        row("Outcome", a.outcome, b.outcome, key="outcome"),
+        row("Node" if a.kind == b.kind == "pod" else "Nodes", nodes(a), nodes(b), key="nodes"),
+        row("Victims", len(a.victims), len(b.victims), key="victims"),
+        row("PDB violations", a.pdb_violations, b.pdb_violations, key="pdb-violations"),
+        row("PDBs broken", pdbs(a), pdbs(b), key="pdbs"),
+        row("Pods running of those asked", replicas(a), replicas(b), key="placed"),
+    ]
+    if a.recreated is not None or b.recreated is not None:
+
+        def recreated(x: Any) -> str:
+            if x.recreated is None:
+                return "not recreated"
+            return f"{x.recreated:,} ({x.recreated_running or 0:,} running again)"
+
+        rows.append(row("Victims recreated", recreated(a), recreated(b), key="recreated"))
+    return rows
+
+
+@require_GET
+def analysis_compare(request: HttpRequest) -> TemplateResponse:
+    """/analyses/compare/?a=..&b=..: the sentence first, then the table and the lists.
+    Without parameters, a form to pick the two; anyone else's analysis answers 404."""
+    form = CompareForm(request.GET if request.GET else None)
+    ctx: dict[str, Any] = {"form": form, "choices": selectors.compare_choices(user=request.user)}
+    if not form.is_bound:
+        return TemplateResponse(request, "planning/compare.html", ctx)
+    if not form.is_valid():
+        return TemplateResponse(request, "planning/compare.html", ctx, status=400)
+    try:
+        c = selectors.comparison_get(
+            user=request.user, a=form.cleaned_data["a"], b=form.cleaned_data["b"]
+        )
+    except selectors.NotAnswered as e:
+        ctx["not_answered"] = e
+        return TemplateResponse(request, "planning/compare.html", ctx, status=409)
+    ctx |= {
+        "c": c,
+        "rows": _rows(c),
+        "added": _folded(c.victims_added),
+        "removed": _folded(c.victims_removed),
+        "kept": _folded(c.victims_kept),
+        "owners": {"shown": c.owners[:LISTED], "rest": c.owners[LISTED:]},
+    }
+    return TemplateResponse(request, "planning/compare.html", ctx)

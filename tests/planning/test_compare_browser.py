@@ -1,0 +1,104 @@
+"""The compare page in Debian's chromium at 1366 px: reached from a result page's
+"Compare with…" form, the sentence above the fold, the victims listed, nothing wider
+than the window even with 40-character node names."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+
+from tests.conftest import browser_login
+from tests.engine.builders import as_list, make_node, make_pod, make_priority_class
+from tests.planning.conftest import demo_pod, run_pod, urgent
+from tests.scheduling.conftest import make_snapshot
+
+pytestmark = pytest.mark.browser
+
+VIEWPORT = {"width": 1366, "height": 900}
+SCREENSHOTS = os.environ.get("PREEMPTLAB_SCREENSHOTS", "")
+
+
+def _fits_the_window(page: Any, shot: str) -> None:
+    if SCREENSHOTS:
+        page.screenshot(path=os.path.join(SCREENSHOTS, f"{shot}.png"), full_page=True)
+    widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert widths[0] <= widths[1], widths
+    box = page.locator("#sentence").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= VIEWPORT["height"], box
+
+
+def test_two_classes_of_the_demo_pod_compared_from_its_page(
+    live_server: Any, page: Any, owner: Any, demo_snapshot: Any, no_broker: Any
+) -> None:
+    # The demo's question twice: a cat-3 pod of 1 CPU, a cat-2 pod of 2 CPUs.
+    a = run_pod(demo_snapshot, demo_pod("orange-0", "cat-3"))
+    b = run_pod(demo_snapshot, demo_pod("orange-1", "cat-2", cpu="2"))
+    page.set_viewport_size(VIEWPORT)
+    browser_login(page, live_server, "owner")
+    page.goto(f"{live_server.url}{a.get_absolute_url()}")
+    if SCREENSHOTS:
+        page.locator("#actions").screenshot(path=os.path.join(SCREENSHOTS, "compare-with.png"))
+    page.select_option("#compare-b", str(b.pk))
+    page.click("#compare-with button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/analyses/compare/?a={a.pk}&b={b.pk}")
+    _fits_the_window(page, "compare-demo")
+    assert page.locator("#sentence").inner_text() == (
+        "B preempts 1 more pod than A: default/blue-tcsrb-xlqml."
+    )
+    assert page.locator("#victims-added li").all_inner_texts() == ["default/blue-tcsrb-xlqml"]
+    assert page.locator("#victims-removed li").count() == 0
+    assert page.locator("#victims-kept li").all_inner_texts() == ["default/purple-6ldlh-r7w65"]
+    row = page.locator("#row-nodes td").all_inner_texts()
+    assert row == ["node-5", "node-5"]
+    # "Swap A and B" asks the question the other way round.
+    page.click("#swap")
+    page.wait_for_url(f"{live_server.url}/analyses/compare/?a={b.pk}&b={a.pk}")
+    assert page.locator("#sentence").inner_text() == (
+        "B preempts 1 fewer pod than A: it spares default/blue-tcsrb-xlqml."
+    )
+
+
+def test_forty_character_node_names_wrap_inside_the_window(
+    live_server: Any, page: Any, owner: Any, no_broker: Any
+) -> None:
+    nodes = [f"ip-10-0-{i}-{i}.eu-west-1.compute.internal"[:40] for i in (128, 129)]
+    assert all(len(n) == 40 for n in nodes) and nodes[0] != nodes[1]
+    objects: list[dict[str, Any]] = [
+        make_priority_class("low", 100),
+        make_priority_class("high", 1000),
+    ]
+    # The first node: four pods of 1 CPU started last; the second: two pods of 2 CPUs. A
+    # pod of 1 CPU takes one pod from either and picks the first (its victim started
+    # last); one of 3 CPUs takes two pods from the second rather than three.
+    for node, cpu, count, started in ((nodes[0], "1", 4, "2025-02"), (nodes[1], "2", 2, "2025-01")):
+        objects.append(make_node(node).capacity(cpu="4").obj())
+        objects += [
+            make_pod(f"payments-settlement-worker-7c6974c4d8-{node[8:11]}{i}x2q")
+            .priority(100)
+            .req(cpu=cpu)
+            .node(node)
+            .start_time(f"{started}-01T00:00:00Z")
+            .obj()
+            for i in range(count)
+        ]
+    snapshot = make_snapshot(owner, as_list(*objects))
+
+    a, b = run_pod(snapshot, urgent("one-cpu", "1")), run_pod(snapshot, urgent("three-cpus", "3"))
+    assert a.result and b.result
+    assert (a.result["node"], b.result["node"]) == (nodes[0], nodes[1])
+    page.set_viewport_size(VIEWPORT)
+    browser_login(page, live_server, "owner")
+    page.goto(f"{live_server.url}/analyses/compare/?a={a.pk}&b={b.pk}")
+    _fits_the_window(page, "compare-long-names")
+    worker = "default/payments-settlement-worker-7c6974c4d8-"
+    assert page.locator("#sentence").inner_text() == (
+        f"B preempts 1 more pod than A: {worker}1290x2q and {worker}1291x2q instead of "
+        f"{worker}1283x2q, on {nodes[1]} instead of {nodes[0]}."
+    )
+    assert page.locator("#victims-added li").count() == 2
+    assert page.locator("#victims-removed li").all_inner_texts() == [f"{worker}1283x2q"]
+    # Each answer's node is shown whole (wrapped, not cut), the row marked as differing.
+    assert page.locator("#row-nodes td").all_inner_texts() == nodes
+    assert page.locator("#row-nodes").get_attribute("class") == "differs"
