@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -16,8 +15,8 @@ def snippet(*documents: dict[str, Any], comment: str = "") -> str:
 
 
 # A scalar written bare must read back as the same string: nothing YAML would take for a
-# number, a boolean, null, a comment, an anchor, a tag or a flow collection.
-_PLAIN = re.compile(r"[A-Za-z_/<][A-Za-z0-9_./<>' -]*")
+# number, a boolean, null, a merge key, a comment, an anchor, a tag or a flow collection.
+_PLAIN = re.compile(r"[A-Za-z_/][A-Za-z0-9_./<>' -]*")
 _NOT_PLAIN = re.compile(r"(?i:y|n|yes|no|true|false|on|off|null)|.*(: | #| $)")
 
 
@@ -29,8 +28,25 @@ def _scalar(value: Any) -> str:
     text = str(value)
     if _PLAIN.fullmatch(text) and not _NOT_PLAIN.fullmatch(text):
         return text
-    # A JSON string is a valid double-quoted YAML scalar.
-    return json.dumps(text)
+    return _double_quoted(text)
+
+
+def _double_quoted(text: str) -> str:
+    """A YAML double-quoted scalar with every character outside printable ASCII escaped
+    (YAML joins no surrogate pairs, as JSON would need, and refuses some raw ones)."""
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif 0x20 <= code < 0x7F:
+            out.append(ch)
+        elif code <= 0xFFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    out.append('"')
+    return "".join(out)
 
 
 def _inline(value: Any) -> str:

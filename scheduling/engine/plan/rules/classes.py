@@ -30,8 +30,9 @@ def no_global_default(ctx: AuditContext) -> Iterator[Draft]:
     while name in index.classes:
         name += "-x"
     yield Draft(
-        f"No PriorityClass is the globalDefault, so a pod that names no class gets priority 0: "
-        f"{plural(len(unclassed), 'pod')} here name none, {at_zero:,} of them at priority 0",
+        "No PriorityClass is the globalDefault, so a pod that names no class gets priority 0: "
+        f"here {plural(len(unclassed), 'pod')} {'names' if len(unclassed) == 1 else 'name'} "
+        f"none, {at_zero:,} of them at priority 0",
         (),
         snippet(
             priority_class(
