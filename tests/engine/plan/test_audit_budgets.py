@@ -135,6 +135,10 @@ def test_budgets_matching_no_pod() -> None:
     assert findings(objects, "pdb-never-allows") == []
 
 
+def test_a_budget_matching_its_pods_matches_something() -> None:
+    assert findings(_db({"minAvailable": 1}), "pdb-matches-nothing") == []
+
+
 def test_an_empty_selector_is_ignored_by_preemption_and_named() -> None:
     everything = make_pdb("all", selector={})
     objects = [

@@ -69,6 +69,11 @@ def test_user_classes_above_a_billion_are_errors_system_ones_are_not() -> None:
     assert yaml.safe_load(f.fix)["value"] == 1_000_000_000
 
 
+def test_classes_at_or_below_a_billion_are_fine() -> None:
+    objects = [make_priority_class("top", 1_000_000_000), make_priority_class("low", -5)]
+    assert findings(objects, "class-in-reserved-range") == []
+
+
 def test_never_preempting_classes_are_noted() -> None:
     objects = [
         make_priority_class("batch-first", 500, policy="Never"),
@@ -77,6 +82,11 @@ def test_never_preempting_classes_are_noted() -> None:
     (f,) = findings(objects, "never-preempting-class")
     assert f.severity == "info" and f.objects == ("PriorityClass batch-first",)
     assert yaml.safe_load(f.fix)["preemptionPolicy"] == "PreemptLowerPriority"
+
+
+def test_preempting_classes_are_not_noted() -> None:
+    objects = [make_priority_class("normal", 100), make_priority_class("plain", 5)]
+    assert findings(objects, "never-preempting-class") == []
 
 
 def test_unused_classes_but_not_the_default_or_used_ones() -> None:
@@ -89,6 +99,11 @@ def test_unused_classes_but_not_the_default_or_used_ones() -> None:
     (f,) = findings(objects, "unused-class")
     assert f.objects == ("PriorityClass idle",)
     assert "kubectl delete priorityclass idle" in f.fix
+
+
+def test_no_unused_class_when_every_class_has_pods() -> None:
+    objects = [make_priority_class("used", 100), make_pod("p").priority_class("used").obj()]
+    assert findings(objects, "unused-class") == []
 
 
 def _tenants(n: int, *quotas: dict[str, object]) -> list[dict[str, object]]:

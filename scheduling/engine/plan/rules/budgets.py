@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
@@ -143,15 +144,17 @@ def pdb_matches_nothing(ctx: AuditContext) -> Iterator[Draft]:
 
 def pdb_empty_selector(ctx: AuditContext) -> Iterator[Draft]:
     index = ctx.index
-    for pdb in index.cluster.pdbs:
-        if not pdb.label_selector.empty:
-            continue
+    empty = [pdb for pdb in index.cluster.pdbs if pdb.label_selector.empty]
+    if not empty:
+        return
+    by_namespace: dict[str, list[App]] = defaultdict(list)
+    for ref in sorted(index.apps):
+        app = index.apps[ref]
+        if app.kind not in _UNBUDGETED_KINDS:
+            by_namespace[app.namespace].append(app)
+    for pdb in empty:
         ref = pdb_ref(pdb.namespace, pdb.name)
-        apps = [
-            index.apps[r]
-            for r in sorted(index.apps)
-            if index.apps[r].namespace == pdb.namespace and index.apps[r].kind != "DaemonSet"
-        ]
+        apps = by_namespace.get(pdb.namespace, [])
         pods = index.namespace_pods.get(pdb.namespace, 0)
         budgets = [
             pod_disruption_budget(
