@@ -19,8 +19,6 @@ class AuditContext:
     critical: frozenset[str]
     # The lowest value in the critical tier; None when there is no such tier.
     critical_floor: int | None
-    # User classes some pod uses (missing classes aside), by name.
-    used_classes: frozenset[str]
 
     def is_high(self, pod: Pod) -> bool:
         """A pod of the critical tier or above, system pods included."""
@@ -63,4 +61,4 @@ def audit_context(index: PlanIndex, critical_classes: Collection[str] = ()) -> A
         top = max(values) if len(values) >= 2 else None
         critical = frozenset(c.name for c in user_used if c.value == top)
     floor = min((index.classes[n].value for n in critical), default=None)
-    return AuditContext(index, critical, floor, frozenset(c.name for c in user_used))
+    return AuditContext(index, critical, floor)

@@ -102,7 +102,15 @@ def test_unused_classes_but_not_the_default_or_used_ones() -> None:
 
 
 def test_no_unused_class_when_every_class_has_pods() -> None:
-    objects = [make_priority_class("used", 100), make_pod("p").priority_class("used").obj()]
+    finished = make_pod("job-1").priority_class("nightly").obj()
+    finished["status"]["phase"] = "Succeeded"
+    objects = [
+        make_priority_class("used", 100),
+        make_priority_class("nightly", 50),
+        make_pod("p").priority_class("used").obj(),
+        # A finished Job pod: its class waits for the next run, it is not unused.
+        finished,
+    ]
     assert findings(objects, "unused-class") == []
 
 

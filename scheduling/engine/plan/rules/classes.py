@@ -115,9 +115,12 @@ def never_preempting_class(ctx: AuditContext) -> Iterator[Draft]:
 
 
 def unused_class(ctx: AuditContext) -> Iterator[Draft]:
+    # Finished pods count here (not in the ladder's room): a Job's class between runs is
+    # still in use.
+    named = {p.priority_class_name for p in ctx.index.cluster.pods}
     for c in sorted(ctx.index.user_classes(), key=lambda c: c.name):
         # The globalDefault serves every pod created without a class: never "unused".
-        if c.name in ctx.used_classes or c.global_default:
+        if c.name in named or c.global_default:
             continue
         yield Draft(
             f"PriorityClass {c.name} ({c.value:,}) is used by no pod",
