@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..labels import LabelSelector
 from ..objects import Pod
 
 # Labels a controller stamps per revision or per replica: never part of an app's selector.
@@ -96,3 +97,20 @@ def listed(items: list[str], limit: int = 3) -> str:
     if len(items) <= limit:
         return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
     return ", ".join(items[:limit]) + f" and {len(items) - limit:,} more"
+
+
+def selector_text(selector: LabelSelector) -> str:
+    """A label selector as kubectl's -l flag writes it: "app=web,tier in (a,b),!canary"."""
+    if selector.nothing:
+        return "nothing"
+    parts: list[str] = []
+    for key, op, values in selector.requirements:
+        if op == "In" and len(values) == 1:
+            parts.append(f"{key}={next(iter(values))}")
+        elif op in ("In", "NotIn"):
+            parts.append(f"{key} {op.lower()} ({','.join(sorted(values))})")
+        elif op == "Exists":
+            parts.append(key)
+        else:
+            parts.append(f"!{key}")
+    return ",".join(parts) or "every pod"

@@ -162,3 +162,22 @@ def test_an_empty_selector_is_ignored_by_preemption_and_named() -> None:
 
 def test_a_selector_with_labels_is_not_empty() -> None:
     assert findings(_db({"minAvailable": 1}), "pdb-empty-selector") == []
+
+
+def test_a_budget_matching_nothing_shows_its_selector_as_kubectl_writes_it() -> None:
+    selector = {
+        "matchLabels": {"app": "db"},
+        "matchExpressions": [
+            {"key": "tier", "operator": "In", "values": ["b", "a"]},
+            {"key": "zone", "operator": "Exists"},
+            {"key": "canary", "operator": "DoesNotExist"},
+            {"key": "track", "operator": "NotIn", "values": ["beta"]},
+        ],
+    }
+    # The db pods carry no tier label, so nothing matches.
+    objects = [*_db({"minAvailable": 1}), make_pdb("strict", selector=selector)]
+    (f,) = findings(objects, "pdb-matches-nothing")
+    assert f.message == (
+        "PodDisruptionBudget default/strict selects app=db,tier in (a,b),zone,!canary,"
+        "track notin (beta) and matches no pod of namespace default"
+    )

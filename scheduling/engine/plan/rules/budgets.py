@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...objects import PDB
-from ..apps import app_name, common_labels, listed, pdb_ref, plural
+from ..apps import app_name, common_labels, listed, pdb_ref, plural, selector_text
 from ..context import AuditContext
 from ..finding import Draft
 from ..fixes import pod_disruption_budget, snippet
@@ -80,20 +80,6 @@ def _never_allows(pdb: PDB, pods: int) -> str | None:
     return None
 
 
-def _selector_text(pdb: PDB) -> str:
-    parts: list[str] = []
-    for key, op, values in pdb.label_selector.requirements:
-        if op == "In" and len(values) == 1:
-            parts.append(f"{key}={next(iter(values))}")
-        elif op in ("In", "NotIn"):
-            parts.append(f"{key} {op.lower()} ({','.join(sorted(values))})")
-        elif op == "Exists":
-            parts.append(key)
-        else:
-            parts.append(f"!{key}")
-    return ",".join(parts)
-
-
 def _matched(ctx: AuditContext, i: int) -> int:
     """Pods the budget covers: as kube-scheduler matches it, or for an empty selector
     every pod of its namespace, as the disruption controller and eviction count them."""
@@ -130,7 +116,7 @@ def pdb_matches_nothing(ctx: AuditContext) -> Iterator[Draft]:
         if pdb.label_selector.nothing:
             what = "has no selector"
         elif counted_selector(pdb) and not ctx.index.pdb_pod_counts[i]:
-            what = f"selects {_selector_text(pdb)}"
+            what = f"selects {selector_text(pdb.label_selector)}"
         else:
             continue
         yield Draft(

@@ -12,7 +12,7 @@ from ...objects import PREEMPT_NEVER, Pod
 from ...plugins.interpodaffinity import AffinityTerm, existing_pod_info, namespace_labels
 from ...plugins.podindex import pods_by_namespace
 from ...priority import HIGHEST_USER_DEFINABLE_PRIORITY
-from ..apps import listed, plural
+from ..apps import listed, plural, selector_text
 from ..context import AuditContext
 from ..finding import Draft
 from ..fixes import priority_class, snippet, template_patch
@@ -114,16 +114,6 @@ def daemonset_below_neighbours(ctx: AuditContext) -> Iterator[Draft]:
         )
 
 
-def _selector_text(term: AffinityTerm) -> str:
-    parts = []
-    for key, op, values in term.selector.requirements:
-        if op == "In" and len(values) == 1:
-            parts.append(f"{key}={next(iter(values))}")
-        else:
-            parts.append(f"{key} {op} {sorted(values)}" if values else f"{key} {op}")
-    return ", ".join(parts) or "every pod"
-
-
 def _raw_terms(pod: Pod) -> list[Any]:
     section = (pod.affinity or {}).get("podAffinity") or {}
     raw = section.get("requiredDuringSchedulingIgnoredDuringExecution") or []
@@ -215,7 +205,7 @@ def affinity_to_lower_priority(ctx: AuditContext) -> Iterator[Draft]:
         raw = raw_terms[i] if i < len(raw_terms) else {}
         yield Draft(
             f"{app} (priority {pod.priority:,}) requires pod affinity to "
-            f"{_selector_text(term)}, matched only by pods of lower priority (up to "
+            f"{selector_text(term.selector)}, matched only by pods of lower priority (up to "
             f"{high:,}): {listed(targets)}",
             (app, *targets),
             snippet(
