@@ -79,9 +79,10 @@ def daemonset_below_neighbours(ctx: AuditContext) -> Iterator[Draft]:
         daemons: list[tuple[str, Pod]] = []
         top: int | None = None
         for p in ni.pods:
-            app = app_of[p.key]
-            if app.startswith("DaemonSet "):
-                daemons.append((app, p))
+            # The owner string first: the app lookup only for the few DaemonSet pods.
+            owner = p.owner
+            if owner is not None and owner.startswith("DaemonSet/"):
+                daemons.append((app_of[p.key], p))
             elif top is None or p.priority > top:
                 top = p.priority
         for app, p in daemons:
