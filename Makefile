@@ -51,6 +51,7 @@ bench: install
 	scripts/services.sh
 	DEBUG=1 $(BIN)/python -m bench.engine_bench --large
 	DEBUG=1 $(BIN)/python -m bench.simulate_bench --large
+	DEBUG=1 $(BIN)/python -m bench.plan_bench --large
 	DEBUG=1 $(BIN)/python -m bench.workload_page_bench --large
 	DEBUG=1 DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/python bench/ingest_bench.py
 	DEBUG=1 DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/python bench/analysis_bench.py

@@ -29,13 +29,15 @@ from .explanation import (
     cannot_help,
     requested_after,
 )
-from .objects import PDB, Node, Pod, PriorityClass
+from .objects import PDB, Node, Pod, PriorityClass, ResourceQuota
 from .preemption.candidate import Criterion
 from .result import Result
 from .schedule import HostSelection
 from .simulate import Simulation, simulate
 
-ENGINE_VERSION = "1.0 (kube-scheduler v1.35)"
+# Part of the key of stored (pickled) clusters: bump it whenever Cluster or the objects
+# it holds change shape (1.1: ResourceQuotas and pods naming a deleted class kept).
+ENGINE_VERSION = "1.1 (kube-scheduler v1.35)"
 
 __all__ = [
     "ENGINE_VERSION",
@@ -63,6 +65,7 @@ __all__ = [
     "Pod",
     "PreemptionSampling",
     "PriorityClass",
+    "ResourceQuota",
     "Result",
     "Scores",
     "Simulation",

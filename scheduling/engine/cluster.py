@@ -13,8 +13,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput
-from .objects import PDB, Node, Pod, PriorityClass
-from .priority import PriorityResolver, class_warnings
+from .objects import PDB, Node, Pod, PriorityClass, ResourceQuota
+from .priority import (
+    MissingClassPod,
+    PriorityResolver,
+    class_warnings,
+    missing_class_warnings,
+)
 
 if TYPE_CHECKING:
     from .explanation import HypotheticalClass
@@ -138,7 +143,14 @@ class NodeInfo:
 
 
 class Cluster:
-    """A snapshot: nodes, pods, PDBs and PriorityClasses, with the indexes analyses use."""
+    """A snapshot: nodes, pods, PDBs and PriorityClasses, with the indexes analyses use.
+
+    ``quotas`` are the snapshot's ResourceQuotas (the plan reads their PriorityClass
+    scopes; no analysis does). ``missing_class_pods`` lists the pods that name a
+    PriorityClass the snapshot does not hold, with the priority they were given;
+    ``defaulted_pods`` the keys of pods that named no class and carried no priority,
+    to which the globalDefault class was given at load as admission would have.
+    """
 
     # The what-if's own PriorityClasses on a view of a snapshot (hypothetical.py); a
     # class attribute, so a cluster stored before it existed reads as having none.
@@ -153,6 +165,9 @@ class Cluster:
         *,
         warnings: list[str] | None = None,
         skipped: dict[str, int] | None = None,
+        quotas: list[ResourceQuota] | None = None,
+        missing_class_pods: list[MissingClassPod] | None = None,
+        defaulted_pods: list[str] | None = None,
     ) -> None:
         self.nodes = nodes
         self.pods = pods
@@ -160,6 +175,9 @@ class Cluster:
         self.priority_classes = priority_classes
         self.warnings = warnings or []
         self.skipped = skipped or {}
+        self.quotas = quotas or []
+        self.missing_class_pods = missing_class_pods or []
+        self.defaulted_pods = defaulted_pods or []
         self.resolver = PriorityResolver(priority_classes)
         self.node_infos: list[NodeInfo] = []
         self.node_info_by_name: dict[str, NodeInfo] = {}
@@ -289,7 +307,12 @@ def _flatten(objects: Any, source: str | None) -> list[tuple[int, Any]]:
 def load_cluster(
     objects: list[dict[str, Any]] | dict[str, Any], *, source: str | None = None
 ) -> Cluster:
-    """Build a Cluster from a v1 List or a list of objects; other kinds are counted and skipped."""
+    """Build a Cluster from a v1 List or a list of objects; other kinds are counted and skipped.
+
+    Every pod here is one the API server already admitted: one naming a PriorityClass
+    the snapshot lacks keeps its priority (see ``PriorityResolver.resolve_admitted``)
+    instead of being refused as a pod submitted now would be.
+    """
     gc_was_enabled = gc.isenabled()
     gc.disable()  # building a large object graph: the cyclic collector only slows it down
     try:
@@ -297,6 +320,7 @@ def load_cluster(
         pods: list[Pod] = []
         pdbs: list[PDB] = []
         classes: list[PriorityClass] = []
+        quotas: list[ResourceQuota] = []
         skipped: dict[str, int] = {}
         seen_nodes: set[str] = set()
         for index, obj in _flatten(objects, source):
@@ -320,6 +344,8 @@ def load_cluster(
                     pdbs.append(PDB.from_dict(obj))
                 elif kind == "PriorityClass":
                     classes.append(PriorityClass.from_dict(obj))
+                elif kind == "ResourceQuota":
+                    quotas.append(ResourceQuota.from_dict(obj))
                 elif isinstance(kind, str) and kind:
                     skipped[kind] = skipped.get(kind, 0) + 1
                 else:
@@ -330,26 +356,40 @@ def load_cluster(
                     index=index,
                     kind=kind if isinstance(kind, str) else None,
                     namespace=(namespace or "default")
-                    if kind in ("Pod", "PodDisruptionBudget")
+                    if kind in ("Pod", "PodDisruptionBudget", "ResourceQuota")
                     else None,
                     name=name,
                 ) from None
         resolver = PriorityResolver(classes)
+        known = resolver.by_name
+        missing: list[MissingClassPod] = []
+        defaulted: list[str] = []
+        pods_without_priority = 0
         for pod in pods:
-            if pod.spec_priority is None or pod.preemption_policy is None:
-                try:
-                    resolver.resolve(pod)
-                except InvalidInput as e:
-                    raise e.located(
-                        source=source, kind="Pod", namespace=pod.namespace, name=pod.name
-                    ) from None
-        warnings = class_warnings(
+            name = pod.priority_class_name
+            if name and name not in known:
+                record = resolver.resolve_admitted(pod)
+                if record is not None:
+                    missing.append(record)
+            elif pod.spec_priority is None or pod.preemption_policy is None:
+                if pod.spec_priority is None and not name:
+                    pods_without_priority += 1
+                    if resolver.default is not None:
+                        defaulted.append(pod.key)
+                resolver.resolve(pod)
+        warnings = class_warnings(classes, pods_without_priority=pods_without_priority)
+        warnings += missing_class_warnings(missing, resolver.default)
+        cluster = Cluster(
+            nodes,
+            pods,
+            pdbs,
             classes,
-            pods_without_priority=sum(
-                1 for pod in pods if pod.spec_priority is None and not pod.priority_class_name
-            ),
+            warnings=warnings,
+            skipped=skipped,
+            quotas=quotas,
+            missing_class_pods=missing,
+            defaulted_pods=defaulted,
         )
-        cluster = Cluster(nodes, pods, pdbs, classes, warnings=warnings, skipped=skipped)
         cluster.index_pdbs()
     finally:
         if gc_was_enabled:

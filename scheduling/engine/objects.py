@@ -1,4 +1,4 @@
-"""Node, Pod, PodDisruptionBudget and PriorityClass, built once from plain dicts.
+"""Node, Pod, PodDisruptionBudget, PriorityClass and ResourceQuota, built once from plain dicts.
 
 Only the fields the scheduler reads are kept. Pod requests are computed here the way
 k8s.io/component-helpers/resource.PodRequests computes them for the scheduler.
@@ -389,6 +389,88 @@ class PDB:
             disrupted_pods=frozenset(_mapping(status.get("disruptedPods"), "status.disruptedPods")),
             min_available=spec.get("minAvailable"),
             max_unavailable=spec.get("maxUnavailable"),
+        )
+
+
+# The scopeSelector operators a ResourceQuota may use (ScopeSelectorOperator).
+_SCOPE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+PRIORITY_CLASS_SCOPE = "PriorityClass"
+
+
+class ResourceQuota:
+    """A ResourceQuota, kept for the priority plan: which PriorityClasses it limits.
+
+    ``hard`` keeps the quantities as written (the plan shows them, it never adds them
+    up). ``priority_class_scopes`` are the ``scopeSelector.matchExpressions`` whose
+    scopeName is PriorityClass, as (operator, values) in the given order; a pod falls
+    under the quota only when it meets every one of them (the quota controller ANDs them).
+    """
+
+    __slots__ = ("hard", "name", "namespace", "priority_class_scopes", "scopes")
+
+    def __init__(
+        self,
+        namespace: str,
+        name: str,
+        *,
+        hard: dict[str, str] | None = None,
+        scopes: list[str] | None = None,
+        priority_class_scopes: list[tuple[str, tuple[str, ...]]] | None = None,
+    ) -> None:
+        self.namespace = namespace
+        self.name = name
+        self.hard = hard or {}
+        self.scopes = scopes or []
+        self.priority_class_scopes = priority_class_scopes or []
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def scoped_by_priority_class(self) -> bool:
+        return bool(self.priority_class_scopes)
+
+    def covers_class(self, class_name: str | None) -> bool:
+        """Whether a pod naming ``class_name`` (None: no class) falls under the quota's
+        PriorityClass scopes (podMatchesScopeFunc for the PriorityClass scope)."""
+        for op, values in self.priority_class_scopes:
+            if op == "In":
+                ok = class_name is not None and class_name in values
+            elif op == "NotIn":
+                ok = class_name is None or class_name not in values
+            elif op == "Exists":
+                ok = class_name is not None
+            else:  # DoesNotExist
+                ok = class_name is None
+            if not ok:
+                return False
+        return True
+
+    @classmethod
+    def from_dict(cls, obj: Mapping[str, Any]) -> ResourceQuota:
+        meta, name = _metadata(obj)
+        spec = _mapping(obj.get("spec"), "spec")
+        hard = {str(k): str(v) for k, v in _mapping(spec.get("hard"), "spec.hard").items()}
+        scopes = [str(s) for s in _list(spec.get("scopes"), "spec.scopes")]
+        selector = _mapping(spec.get("scopeSelector"), "spec.scopeSelector")
+        by_class: list[tuple[str, tuple[str, ...]]] = []
+        where = "spec.scopeSelector.matchExpressions"
+        for i, expr in enumerate(_list(selector.get("matchExpressions"), where)):
+            expr = _mapping(expr, f"{where}[{i}]")
+            if expr.get("scopeName") != PRIORITY_CLASS_SCOPE:
+                continue
+            op = expr.get("operator")
+            if op not in _SCOPE_OPERATORS:
+                raise InvalidInput(f"unsupported operator {op!r}", field=f"{where}[{i}].operator")
+            values = tuple(str(v) for v in _list(expr.get("values"), f"{where}[{i}].values"))
+            by_class.append((op, values))
+        return cls(
+            str(meta.get("namespace") or "default"),
+            name,
+            hard=hard,
+            scopes=scopes,
+            priority_class_scopes=by_class,
         )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from .errors import InvalidInput
 from .objects import PREEMPT_LOWER_PRIORITY, Pod, PriorityClass
@@ -29,6 +30,36 @@ def builtin_classes() -> list[PriorityClass]:
             description="Used for system critical pods that must not be moved from their current node.",
         ),
     ]
+
+
+# How the priority of a running pod that names a deleted class was settled.
+FROM_SPEC = "spec.priority"
+FROM_GLOBAL_DEFAULT = "globalDefault"
+FROM_ZERO = "zero"
+
+
+@dataclass(frozen=True, slots=True)
+class MissingClassPod:
+    """A pod already in the snapshot that names a PriorityClass which no longer exists.
+
+    The API server admitted it while the class existed and a pod's priority never
+    changes afterwards, so it keeps ``spec.priority`` (``source`` "spec.priority"). A
+    snapshot without it gives no way to know: the globalDefault's value is assumed
+    ("globalDefault"), else 0 ("zero").
+    """
+
+    pod: str
+    class_name: str
+    priority: int
+    source: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "pod": self.pod,
+            "class_name": self.class_name,
+            "priority": self.priority,
+            "source": self.source,
+        }
 
 
 class PriorityResolver:
@@ -70,6 +101,63 @@ class PriorityResolver:
             pod.priority = pc.value if pc else 0
         if pod.preemption_policy is None:
             pod.preemption_policy = pc.preemption_policy if pc else PREEMPT_LOWER_PRIORITY
+
+    def resolve_admitted(self, pod: Pod) -> MissingClassPod | None:
+        """Resolve a pod the snapshot already holds: one that went through admission.
+
+        Unlike a pod being submitted (``resolve``, which refuses it as admission does),
+        a running pod may name a class deleted since: it is kept, at its own
+        ``spec.priority`` or an assumed one, and the returned record says which.
+        """
+        name = pod.priority_class_name
+        if not name or name in self.by_name:
+            self.resolve(pod)
+            return None
+        if pod.spec_priority is not None:
+            pod.priority, source = pod.spec_priority, FROM_SPEC
+        elif self.default is not None:
+            pod.priority, source = self.default.value, FROM_GLOBAL_DEFAULT
+        else:
+            pod.priority, source = 0, FROM_ZERO
+        if pod.preemption_policy is None:
+            # Without a class to copy it from, admission leaves the API default.
+            pod.preemption_policy = PREEMPT_LOWER_PRIORITY
+        return MissingClassPod(pod.key, name, pod.priority, source)
+
+
+def missing_class_warnings(
+    missing: list[MissingClassPod], default: PriorityClass | None
+) -> list[str]:
+    """One warning per deleted class that pods still name, saying what was assumed."""
+    by_class: dict[str, list[MissingClassPod]] = {}
+    for m in missing:
+        by_class.setdefault(m.class_name, []).append(m)
+    warnings: list[str] = []
+    for name in sorted(by_class):
+        group = by_class[name]
+        n = len(group)
+        parts: list[str] = []
+        kept = sorted({m.priority for m in group if m.source == FROM_SPEC})
+        n_kept = sum(1 for m in group if m.source == FROM_SPEC)
+        if n_kept:
+            values = ", ".join(str(v) for v in kept)
+            parts.append(f"{n_kept} keep{'s' if n_kept == 1 else ''} spec.priority ({values})")
+        n_assumed = n - n_kept
+        if n_assumed:
+            assumed = (
+                f"the globalDefault {default.name}'s value {default.value}"
+                if default is not None
+                else "priority 0"
+            )
+            verb = "has" if n_assumed == 1 else "have"
+            parts.append(
+                f"{n_assumed} {verb} no spec.priority and {'is' if n_assumed == 1 else 'are'} assumed at {assumed}"
+            )
+        warnings.append(
+            f"PriorityClass {name} does not exist but {n} pod{'s' if n != 1 else ''} "
+            f"name{'s' if n == 1 else ''} it: {'; '.join(parts)}"
+        )
+    return warnings
 
 
 def class_warnings(classes: list[PriorityClass], *, pods_without_priority: int) -> list[str]:

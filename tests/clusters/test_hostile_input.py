@@ -119,13 +119,18 @@ def test_deeply_nested_json_on_the_fast_path_does_not_crash(owner_client: Any) -
     assert "deep-big.json" in response.content.decode()
 
 
-def test_a_reference_to_a_missing_class_names_the_pod(owner_client: Any) -> None:
+def test_a_running_pod_naming_a_deleted_class_is_kept_with_a_warning(owner_client: Any) -> None:
+    # The pod was admitted while its class existed: the snapshot is taken, and says
+    # what priority it assumed for the pod (no spec.priority, no globalDefault: 0).
     response = _upload(
         owner_client, "pods.json", dump([make_node(), make_pod("web-1", priority_class="gold")])
     )
-    body = response.content.decode()
-    assert response.status_code == 400
-    assert "pods.json" in body and "Pod default/web-1" in body and "gold" in body
+    assert response.status_code == 302, response.content.decode()[:2000]
+    snapshot = models.Snapshot.objects.get()
+    assert (
+        "PriorityClass gold does not exist but 1 pod names it: "
+        "1 has no spec.priority and is assumed at priority 0"
+    ) in snapshot.warnings
 
 
 def test_an_empty_file_is_refused_by_name(owner_client: Any) -> None:

@@ -1,0 +1,31 @@
+"""The audit of a cluster's priority plan against the planning rules."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from ..cluster import Cluster
+from .context import audit_context
+from .finding import Finding
+from .index import PlanIndex, no_gc, plan_index
+from .rules import RULE_IDS, RULES
+
+_ORDER = {rule: i for i, rule in enumerate(RULE_IDS)}
+
+
+def audit(cluster: Cluster, *, critical_classes: Collection[str] = ()) -> list[Finding]:
+    """Every finding of every rule, in rule order (RULE_IDS), then by objects.
+
+    ``critical_classes`` names the business-critical tier; left empty, it is the top
+    user class(es) by value that pods use (when pods use at least two user values).
+    An unknown name raises InvalidInput.
+    """
+    return audit_of(plan_index(cluster), critical_classes=critical_classes)
+
+
+def audit_of(index: PlanIndex, *, critical_classes: Collection[str] = ()) -> list[Finding]:
+    ctx = audit_context(index, critical_classes)
+    with no_gc():
+        findings = [rule.finding(draft) for rule in RULES for draft in rule.check(ctx)]
+    findings.sort(key=lambda f: (_ORDER[f.rule], f.objects))
+    return findings
