@@ -8,4 +8,5 @@ app_name = "planning"
 
 urlpatterns = [
     path("analyses/compare/", views.analysis_compare, name="analysis-compare"),
+    path("snapshots/<int:pk>/plan/", views.snapshot_plan, name="snapshot-plan"),
 ]

@@ -1,4 +1,4 @@
-"""Pages of the planning app: two analyses compared side by side."""
+"""Pages of the planning app: a snapshot's priority plan, two analyses compared."""
 
 from __future__ import annotations
 
@@ -9,9 +9,16 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
+from clusters.paging import paginate, query_without_page
+from clusters.selectors import snapshot_get
 from planning import selectors
 from planning.api.serializers import MAX_ID
 from planning.compare import Comparison
+from planning.pictures import ladder_svg
+from planning.plan import SEVERITIES, Plan, UnknownClasses
+from planning.reports import summary_sentence
+from planning.services import SnapshotNotReady
+from planning.services import snapshot_plan as snapshot_plan_of
 
 # Names shown in a list before the rest fold under "N more".
 LISTED = 20
@@ -87,3 +94,60 @@ def analysis_compare(request: HttpRequest) -> TemplateResponse:
         "owners": {"shown": c.owners[:LISTED], "rest": c.owners[LISTED:]},
     }
     return TemplateResponse(request, "planning/compare.html", ctx)
+
+
+# Findings listed a page; the rest a click away (a real cluster has hundreds of pods
+# drifting from their class, each its own finding).
+FINDINGS_PER_PAGE = 50
+# Objects a finding names before the rest fold.
+OBJECTS_SHOWN = 12
+
+
+def _critical_choices(plan: Plan) -> list[tuple[str, str]]:
+    return [
+        (c.name, f"{c.name} ({c.value:,})")
+        for c in sorted(plan.ladder.classes, key=lambda c: (-c.value, c.name))
+        if not c.builtin
+    ]
+
+
+@require_GET
+def snapshot_plan(request: HttpRequest, pk: int) -> TemplateResponse:
+    """/snapshots/{id}/plan/: the ladder (a picture and a table) and the audit's findings,
+    most serious first; ?critical=cat-2&critical=cat-3 marks the critical tiers."""
+    snapshot = snapshot_get(user=request.user, snapshot_id=pk)
+    ctx: dict[str, Any] = {"snapshot": snapshot}
+    if not snapshot.is_ready:
+        ctx["not_ready"] = SnapshotNotReady(snapshot).message
+        return TemplateResponse(request, "planning/plan.html", ctx, status=409)
+    critical = sorted({c for c in request.GET.getlist("critical") if c})
+    severity = request.GET.get("severity") or ""
+    try:
+        plan = snapshot_plan_of(snapshot=snapshot, critical_classes=critical)
+    except UnknownClasses as e:
+        ctx["unknown"] = str(e)
+        plan = snapshot_plan_of(snapshot=snapshot)
+        critical = []
+    findings = [
+        {"f": f, "objects": f.objects[:OBJECTS_SHOWN], "more": len(f.objects) - OBJECTS_SHOWN}
+        for f in plan.findings
+        if not severity or f.severity == severity
+    ]
+    page = paginate(request, findings, per_page=FINDINGS_PER_PAGE)
+    ctx |= {
+        "plan": plan,
+        "summary": summary_sentence(plan),
+        "ladder": sorted(plan.ladder.classes, key=lambda c: (-c.value, c.name)),
+        "ladder_svg": ladder_svg(plan),
+        "counts": [(s, plan.count(s)) for s in SEVERITIES],
+        "severity": severity if severity in SEVERITIES else "",
+        "critical": critical,
+        "critical_choices": _critical_choices(plan),
+        "page": page,
+        "query": query_without_page(request),
+    }
+    htmx = getattr(request, "htmx", None)
+    partial = htmx is not None and bool(htmx) and htmx.target == "findings" and not htmx.boosted
+    return TemplateResponse(
+        request, "planning/_findings.html" if partial else "planning/plan.html", ctx
+    )

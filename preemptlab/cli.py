@@ -1,12 +1,13 @@
 """preemptlab (and kubectl preemptlab): what-ifs on files or the current cluster.
 
     preemptlab whatif [SNAPSHOT...] -f MANIFEST [-f ...] [whatif options]
+    preemptlab plan [SNAPSHOT...] [--format F] [--critical CLASS,...] [--fail-on S]
     preemptlab snapshot [-o FILE] [--namespace NS] [--selector K=V,...]
     preemptlab push SNAPSHOT... --server URL --token TOKEN [--name NAME]
     preemptlab serve [--port N]
     preemptlab mcp
 
-No server and no database for whatif, snapshot and mcp: the engine and the same
+No server and no database for whatif, plan, snapshot and mcp: the engine and the same
 reports as the pages and ``manage.py whatif`` (whose code answers here too).
 SNAPSHOT is a file (json, yaml, .gz) or "-" for standard input; without one, the
 current kubectl context is read (--context, --kubeconfig passed on to kubectl).
@@ -113,6 +114,20 @@ def parser() -> argparse.ArgumentParser:
         help="the Pod or workload manifest (repeatable; - for standard input)",
     )
     _cluster_args(w)
+    p = sub.add_parser(
+        "plan",
+        help="audit the PriorityClass ladder",
+        description="The plan of manage.py plan: every PriorityClass and what uses it, and the "
+        "audit of the planning rules, each finding with its rule id, why and a YAML fix. Exit "
+        "status 0, 1 when a finding is as serious as --fail-on (default error), 2 on bad input.",
+    )
+    p.add_argument("snapshot", nargs="*", help="snapshot files, or - (default: the live cluster)")
+    p.add_argument("--format", default="text", help="text (default), json or markdown")
+    p.add_argument(
+        "--critical", action="append", default=[], help="classes whose apps need a PDB (CLASS,...)"
+    )
+    p.add_argument("--fail-on", default="error", help="error (default), warning, info or never")
+    _cluster_args(p)
     s = sub.add_parser(
         "snapshot",
         help="save the current context as a snapshot file",
@@ -144,6 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "whatif":
             return whatif(args)
+        if args.command == "plan":
+            return plan(args)
         if args.command == "snapshot":
             from preemptlab.snapshot import save_snapshot
 
@@ -185,16 +202,37 @@ def _passed_on(args: argparse.Namespace) -> list[str]:
     return out
 
 
-def whatif(args: argparse.Namespace) -> int:
+def _snapshot_files(args: argparse.Namespace, work: Path, *, quotas: bool = False) -> list[str]:
+    """The snapshot files given (- read from standard input), else the live cluster read
+    through kubectl into ``work`` (with its ResourceQuotas when ``quotas``)."""
+    files = [s if s != "-" else _stdin_to(work / "stdin-snapshot") for s in args.snapshot]
+    if files:
+        return files
+    kubectl = Kubectl.from_args(args)
+    files = [str(kubectl.read(work / "live-cluster.json"))]
+    if quotas and (listed := kubectl.read_quotas(work / "quotas.json")) is not None:
+        files.append(str(listed))
+    return files
+
+
+def _command(name: str, *argv: str) -> int:
+    """manage.py's command ``name``, its CommandError printed as manage.py prints it."""
     setup_django()
     from django.core.management import call_command
     from django.core.management.base import CommandError
 
+    try:
+        call_command(name, *argv)
+    except CommandError as e:
+        print(f"{type(e).__name__}: {e}", file=sys.stderr)
+        return e.returncode
+    return 0
+
+
+def whatif(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="preemptlab-") as tmp:
         work = Path(tmp)
-        snapshots = [s if s != "-" else _stdin_to(work / "stdin-snapshot") for s in args.snapshot]
-        if not snapshots:
-            snapshots = [str(Kubectl.from_args(args).read(work / "live-cluster.json"))]
+        snapshots = _snapshot_files(args, work)
         manifests = [
             m if m != "-" else _stdin_to(work / f"stdin-manifest-{i}")
             for i, m in enumerate(args.filename)
@@ -205,9 +243,13 @@ def whatif(args: argparse.Namespace) -> int:
             joined = work / "manifests.yaml"
             joined.write_bytes(b"\n---\n".join(Path(m).read_bytes() for m in manifests))
             manifest = str(joined)
-        try:
-            call_command("whatif", *snapshots, manifest, *_passed_on(args))
-        except CommandError as e:
-            print(f"{type(e).__name__}: {e}", file=sys.stderr)
-            return e.returncode
-    return 0
+        return _command("whatif", *snapshots, manifest, *_passed_on(args))
+
+
+def plan(args: argparse.Namespace) -> int:
+    with tempfile.TemporaryDirectory(prefix="preemptlab-") as tmp:
+        snapshots = _snapshot_files(args, Path(tmp), quotas=True)
+        options = ["--format", args.format, "--fail-on", args.fail_on]
+        for given in args.critical:
+            options += ["--critical", given]
+        return _command("plan", *snapshots, *options)

@@ -78,6 +78,15 @@ class Kubectl:
             )
         return path
 
+    def read_quotas(self, path: Path) -> Path | None:
+        """The ResourceQuotas (the priority plan reads quota scoped by PriorityClass) to
+        ``path``; None, said on stderr, where the context may not list them."""
+        try:
+            return self.read(path, resources=("resourcequotas",), quiet=True)
+        except KubeError as e:
+            print(f"ResourceQuotas left out: {e}", file=sys.stderr)
+            return None
+
 
 def explain_failure(stderr: str, where: str) -> str:
     """kubectl's error, with what the user can do about it."""

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from preemptlab.kube import Kubectl, KubeError
+from preemptlab.kube import Kubectl
 
 
 def _selector(text: str | None) -> dict[str, str | None]:
@@ -37,12 +37,10 @@ def _kept(obj: dict[str, Any], namespace: str | None, selector: dict[str, str | 
 
 
 def _quotas(kubectl: Kubectl, tmp: Path) -> list[Any]:
-    """ResourceQuotas, kept for the priority plan (quota scoped by PriorityClass); a
-    cluster that will not list them still gives its snapshot, without them."""
-    try:
-        path = kubectl.read(tmp / "quotas.json", resources=("resourcequotas",), quiet=True)
-    except KubeError as e:
-        print(f"ResourceQuotas left out: {e}", file=sys.stderr)
+    """ResourceQuotas, kept for the priority plan; a cluster that will not list them
+    still gives its snapshot, without them."""
+    path = kubectl.read_quotas(tmp / "quotas.json")
+    if path is None:
         return []
     items: list[Any] = orjson.loads(path.read_bytes()).get("items") or []
     return items

@@ -113,6 +113,7 @@ def _pages(snapshot: Any, klass: str) -> list[str]:
         f"{base}/nodes/",
         f"{base}/pods/",
         f"{base}/pdbs/",
+        f"{base}/plan/",
         f"{base}/analyses/",
         f"{base}/analyses/new/",
         f"{base}/pods/{pod.pk}/what-if/",

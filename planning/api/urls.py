@@ -8,4 +8,5 @@ app_name = "planning-api"
 
 urlpatterns = [
     path("analyses/compare/", views.AnalysisCompare.as_view(), name="analysis-compare"),
+    path("snapshots/<int:pk>/plan/", views.SnapshotPlanView.as_view(), name="snapshot-plan"),
 ]

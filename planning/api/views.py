@@ -1,4 +1,4 @@
-"""The planning API: two analyses compared."""
+"""The planning API: a snapshot's priority plan, two analyses compared."""
 
 from __future__ import annotations
 
@@ -8,12 +8,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from clusters.selectors import snapshot_get
 from planning import selectors
+from planning.api.plan_serializers import PlanQuerySerializer, PlanSerializer
 from planning.api.serializers import (
     CompareQuerySerializer,
     ComparisonSerializer,
     NotAnsweredSerializer,
 )
+from planning.plan import UnknownClasses
+from planning.services import SnapshotNotReady, snapshot_plan
 
 
 class AnalysisCompare(APIView):
@@ -47,3 +51,45 @@ class AnalysisCompare(APIView):
         except selectors.NotAnswered as e:
             return Response({e.field: [e.message]}, status=status.HTTP_409_CONFLICT)
         return Response(ComparisonSerializer(comparison.to_dict()).data)
+
+
+class SnapshotPlanView(APIView):
+    @extend_schema(
+        summary="The priority plan of a snapshot: its PriorityClass ladder and the audit",
+        description=(
+            "Every PriorityClass with what uses it (pods, apps, requested cpu and memory and "
+            "their share of the cluster, PodDisruptionBudget coverage, namespaces, quotas), "
+            "the pods without a class and those naming a deleted one, and the audit's "
+            "findings: each with a stable rule id, a severity, the objects it names, why it "
+            "matters (citing its source) and a YAML fix. Anyone else's snapshot answers 404; "
+            "one still ingesting (or failed) 409."
+        ),
+        parameters=[PlanQuerySerializer],
+        responses={
+            200: PlanSerializer,
+            400: OpenApiResponse(description="A critical class the snapshot does not have."),
+            409: OpenApiResponse(description="The snapshot is not ready."),
+        },
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        snapshot = snapshot_get(user=request.user, snapshot_id=pk)
+        query = PlanQuerySerializer(
+            data={
+                "critical": [
+                    name.strip()
+                    for given in request.query_params.getlist("critical")
+                    for name in given.split(",")
+                    if name.strip()
+                ]
+            }
+        )
+        query.is_valid(raise_exception=True)
+        try:
+            plan = snapshot_plan(
+                snapshot=snapshot, critical_classes=query.validated_data["critical"]
+            )
+        except SnapshotNotReady as e:
+            return Response({"detail": e.message}, status=status.HTTP_409_CONFLICT)
+        except UnknownClasses as e:
+            return Response({"critical": [str(e)]}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(PlanSerializer(plan.to_dict()).data)

@@ -15,6 +15,21 @@ from scheduling.engine import analyze, read_documents
 from .conftest import DEMO, POD, REAL
 from .fake_apiserver import FakeAPIServer
 
+# A quota for the pods of class cat-1 in the demo's namespace (quota scoped by class).
+QUOTA = {
+    "apiVersion": "v1",
+    "kind": "ResourceQuota",
+    "metadata": {"name": "high", "namespace": "default"},
+    "spec": {
+        "hard": {"pods": "10"},
+        "scopeSelector": {
+            "matchExpressions": [
+                {"operator": "In", "scopeName": "PriorityClass", "values": ["cat-1"]}
+            ]
+        },
+    },
+}
+
 
 def _demo_objects() -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = json.loads(DEMO.read_text())["items"]
@@ -119,23 +134,10 @@ def test_a_selector_narrows_pending_pods_only(run_cli: Any, tmp_path: Path) -> N
 
 
 def test_snapshot_keeps_resource_quotas_when_it_may_list_them(run_cli: Any, tmp_path: Path) -> None:
-    quota = {
-        "apiVersion": "v1",
-        "kind": "ResourceQuota",
-        "metadata": {"name": "high", "namespace": "default"},
-        "spec": {
-            "hard": {"pods": "10"},
-            "scopeSelector": {
-                "matchExpressions": [
-                    {"operator": "In", "scopeName": "PriorityClass", "values": ["cat-1"]}
-                ]
-            },
-        },
-    }
     kinds = []
     for forbidden in (set(), {"resourcequotas"}):
         out = tmp_path / "snap.json"
-        with FakeAPIServer([*_demo_objects(), quota], forbidden=forbidden).running(
+        with FakeAPIServer([*_demo_objects(), QUOTA], forbidden=forbidden).running(
             tmp_path
         ) as kubeconfig:
             r = run_cli("snapshot", "-o", str(out), "--kubeconfig", str(kubeconfig))
@@ -204,3 +206,28 @@ def test_whatif_with_a_class_the_snapshot_lacks(run_cli: Any, tmp_path: Path) ->
     r = run_cli("whatif", str(snapshot), "-f", str(POD), "--priority-class", "system-x=5")
     assert r.returncode == 2
     assert "PriorityClass system-x: metadata.name: Forbidden" in r.stderr.decode()
+
+
+def test_plan_on_a_file_and_on_the_live_context_with_its_quotas(
+    run_cli: Any, tmp_path: Path
+) -> None:
+    r = run_cli("plan", str(DEMO), "--format", "json", "--fail-on", "never")
+    assert r.returncode == 0, r.stderr.decode()
+    from_file = json.loads(r.stdout)
+    rungs = {c["name"]: c for c in from_file["ladder"]}
+    assert rungs["cat-1"]["global_default"] and rungs["cat-3"]["pods"] == 0
+    assert rungs["cat-1"]["quotas"] == []
+    # The demo's cat-3 is used by no pod: a note, so --fail-on info fails the job.
+    r = run_cli("plan", str(DEMO), "--fail-on", "info")
+    assert r.returncode == 1
+    assert r.stderr.decode().startswith("GateFailed: ")
+    assert run_cli("plan", str(DEMO), "--critical", "cat-9").returncode == 2
+    # Live: the same plan, plus the quota scoped to cat-1 that kubectl listed.
+    with FakeAPIServer([*_demo_objects(), QUOTA]).running(tmp_path) as kubeconfig:
+        r = run_cli(
+            "plan", "--format", "json", "--fail-on", "never", "--kubeconfig", str(kubeconfig)
+        )
+    assert r.returncode == 0, r.stderr.decode()
+    live = {c["name"]: c for c in json.loads(r.stdout)["ladder"]}
+    assert live["cat-1"]["quotas"] == ["ResourceQuota default/high"]
+    assert live["cat-2"] == rungs["cat-2"]

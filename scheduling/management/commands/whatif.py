@@ -4,21 +4,17 @@ would do with POD, with gates that fail a CI job (exit status 1, one line of rea
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from clusters.selectors import snapshot_find, snapshot_objects
 from scheduling import gates
 from scheduling.engine import (
     Cluster,
     EngineConfig,
     InvalidInput,
     analyze,
-    load_cluster,
-    read_documents,
     simulate,
 )
 from scheduling.engine.hypothetical import (
@@ -27,23 +23,21 @@ from scheduling.engine.hypothetical import (
     with_priority_classes,
 )
 from scheduling.engine.workload import TooManyReplicas, admit, expand_workload, workload_objects
+from scheduling.management.inputs import (
+    add_stored_snapshot_arguments,
+    files_cluster,
+    read_input,
+    stored_snapshot_cluster,
+)
 from scheduling.markdown_report import render_markdown, render_workload_markdown
 from scheduling.report import render_text
-from scheduling.report_escaping import md_code, md_text, plain
+from scheduling.report_escaping import plain
 from scheduling.workload_report import render_workload_text
 from scheduling.workloads import WorkloadRun
 
 
 class GateFailed(CommandError):
     """A gate tripped: manage.py prints "GateFailed: <reason>" and exits with GATE_FAILED."""
-
-
-def _read(path: str) -> list[dict[str, Any]]:
-    try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        raise CommandError(f"{path}: {e.strerror}", returncode=gates.BAD_INPUT) from None
-    return read_documents(data, Path(path).name)
 
 
 class Command(BaseCommand):
@@ -62,14 +56,7 @@ class Command(BaseCommand):
             help="the snapshot's files (kubectl get nodes,pods,pdb,priorityclasses -A -o json|yaml), "
             "then the pending Pod manifest; only the Pod with --snapshot",
         )
-        parser.add_argument(
-            "--snapshot", metavar="NAME|ID", help="ask a stored snapshot instead of files"
-        )
-        parser.add_argument(
-            "--owner",
-            metavar="USERNAME",
-            help="with --snapshot: look among this user's snapshots only",
-        )
+        add_stored_snapshot_arguments(parser)
         parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
         parser.add_argument(
             "--recreate-victims",
@@ -161,24 +148,13 @@ class Command(BaseCommand):
                     f"With --snapshot give only the Pod file, not {len(inputs)} files.",
                     returncode=gates.BAD_INPUT,
                 )
-            try:
-                snapshot = snapshot_find(ref=options["snapshot"], owner=options["owner"])
-            except LookupError as e:
-                raise CommandError(plain(e), returncode=gates.BAD_INPUT) from None
-            objects = snapshot_objects(snapshot=snapshot)
-            return (
-                load_cluster(objects, source=snapshot.name),
-                f"snapshot {snapshot.pk} “{md_text(snapshot.name)}”",
-                inputs[0],
-            )
+            return (*stored_snapshot_cluster(options), inputs[0])
         if len(inputs) < 2:
             raise CommandError(
                 "Give the snapshot's files and then the Pod file, or --snapshot NAME|ID and the Pod file.",
                 returncode=gates.BAD_INPUT,
             )
-        objects = [obj for path in inputs[:-1] for obj in _read(path)]
-        names = ", ".join(md_code(Path(p).name) for p in inputs[:-1])
-        return load_cluster(objects, source=Path(inputs[0]).name), names, inputs[-1]
+        return (*files_cluster(inputs[:-1]), inputs[-1])
 
     def _workload(
         self,
@@ -284,7 +260,7 @@ class Command(BaseCommand):
         given_classes = self._classes(options)
         try:
             cluster, snapshot_name, pod_path = self._cluster(options)
-            classes, objects = split_priority_classes(workload_objects(_read(pod_path)))
+            classes, objects = split_priority_classes(workload_objects(read_input(pod_path)))
             # The what-if's own classes, in effect for everything below (admission, the
             # gates' class names, the run); the file's first, then the options'.
             cluster = with_priority_classes(cluster, classes + given_classes)

@@ -1,0 +1,131 @@
+"""The ladder as a picture: one rung per PriorityClass, highest value on top, each with
+the share of the cluster's allocatable cpu and memory its pods request."""
+
+from __future__ import annotations
+
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
+
+from planning.plan import Plan
+from scheduling.words import plural
+from scheduling.workload_presenters import text_width
+
+_BAR_W = 420
+_ROW_H = 40
+_TOP = 34
+
+
+def _pct(share: float) -> str:
+    if share <= 0:
+        return "0%"
+    return "<1%" if share < 0.01 else f"{share * 100:.0f}%"
+
+
+def ladder_svg(plan: Plan) -> SafeString:
+    """Classes by value (the system ones too), then the pods naming a deleted class and
+    the pods without one, each a rung; two bars a rung: cpu (dark), memory (light)."""
+    rungs: list[tuple[str, str, float, float, str, str]] = []  # label, value, cpu, mem, note, css
+    for c in sorted(plan.ladder.classes, key=lambda c: (-c.value, c.name)):
+        notes = []
+        if c.global_default:
+            notes.append("default")
+        if c.preemption_policy == "Never":
+            notes.append("never preempts")
+        notes.append(plural(c.pods, "pod"))
+        rungs.append(
+            (
+                c.name,
+                f"{c.value:,}",
+                c.cpu_share,
+                c.memory_share,
+                " · ".join(notes),
+                "rung-system" if c.builtin else "rung",
+            )
+        )
+    for m in plan.ladder.missing:
+        values = ", ".join(f"{p:,}" for p in m.priorities)
+        rungs.append(
+            (
+                m.class_name,
+                values,
+                0.0,
+                0.0,
+                f"deleted class · {plural(m.pods, 'pod')}",
+                "rung-ghost",
+            )
+        )
+    for u in plan.ladder.unclassed:
+        label = f"no class → {u.resolved_class}" if u.resolved_class else "no class"
+        rungs.append((label, f"{u.priority:,}", 0.0, 0.0, plural(u.pods, "pod"), "rung-ghost"))
+    if not rungs:
+        return mark_safe("")
+    label_w = max(160, max(text_width(r[0], 12) for r in rungs) + 12)
+    value_w = max(90, max(text_width(r[1], 12) for r in rungs) + 12)
+    bars_x = label_w + value_w
+    width = bars_x + _BAR_W + 250
+    height = _TOP + _ROW_H * len(rungs) + 10
+    rows = []
+    for i, (label, value, cpu, mem, note, css) in enumerate(rungs):
+        y = _TOP + i * _ROW_H
+        rows.append(
+            format_html(
+                '<g class="{}"><title>{} ({}): {} of the cpu, {} of the memory</title>'
+                '<text x="0" y="{}" class="class-name">{}</text>'
+                '<text x="{}" y="{}" class="class-value">{}</text>'
+                '<rect class="track" x="{}" y="{}" width="{}" height="12"/>'
+                '<rect class="bar-cpu" x="{}" y="{}" width="{}" height="12"/>'
+                '<rect class="track" x="{}" y="{}" width="{}" height="12"/>'
+                '<rect class="bar-memory" x="{}" y="{}" width="{}" height="12"/>'
+                '<text x="{}" y="{}" class="share">{} cpu · {} memory</text>'
+                '<text x="{}" y="{}" class="note">{}</text></g>',
+                css,
+                label,
+                value,
+                _pct(cpu),
+                _pct(mem),
+                y + 16,
+                label,
+                label_w,
+                y + 16,
+                value,
+                bars_x,
+                y + 4,
+                _BAR_W,
+                bars_x,
+                y + 4,
+                round(_BAR_W * min(cpu, 1.0), 1),
+                bars_x,
+                y + 18,
+                _BAR_W,
+                bars_x,
+                y + 18,
+                round(_BAR_W * min(mem, 1.0), 1),
+                bars_x + _BAR_W + 10,
+                y + 14,
+                _pct(cpu),
+                _pct(mem),
+                bars_x + _BAR_W + 10,
+                y + 28,
+                note,
+            )
+        )
+    head = format_html(
+        '<svg class="ladder" id="ladder-svg" xmlns="http://www.w3.org/2000/svg" '
+        'viewBox="0 0 {} {}" width="100%" role="img" aria-labelledby="ladder-title">'
+        '<title id="ladder-title">The PriorityClass ladder: each class by value, with the '
+        "share of the cluster's allocatable cpu and memory its pods request</title>"
+        '<text x="0" y="14" class="head">class</text>'
+        '<text x="{}" y="14" class="head">value</text>'
+        '<rect class="bar-cpu" x="{}" y="4" width="14" height="10"/>'
+        '<text x="{}" y="14" class="head">cpu requested</text>'
+        '<rect class="bar-memory" x="{}" y="4" width="14" height="10"/>'
+        '<text x="{}" y="14" class="head">memory requested (share of allocatable)</text>',
+        round(width),
+        height,
+        label_w,
+        bars_x,
+        bars_x + 20,
+        bars_x + 130,
+        bars_x + 150,
+    )
+    return mark_safe(head + format_html_join("", "{}", ((r,) for r in rows)) + "</svg>")

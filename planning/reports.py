@@ -1,0 +1,116 @@
+"""The plan as text (a terminal, a CI log) and as Markdown (a pull-request comment), for
+``manage.py plan`` and ``preemptlab plan``. Every name from the snapshot is escaped on
+the way out (scheduling.report_escaping), as the what-if reports do."""
+
+from __future__ import annotations
+
+import re
+
+from planning.plan import SEVERITIES, Plan
+from scheduling.engine.plan import ClassRung, Finding
+from scheduling.presenters import format_quantity
+from scheduling.report_escaping import md_code, md_text, plain
+from scheduling.words import plural
+
+_SEVERITY_WORDS = {
+    "error": ("error", "errors"),
+    "warning": ("warning", "warnings"),
+    "info": ("note", "notes"),
+}
+
+
+def summary_sentence(plan: Plan) -> str:
+    """ "The audit found 1 error, 4 warnings and 2 notes on 9 PriorityClasses.\""""
+    parts = [plural(plan.count(s), *_SEVERITY_WORDS[s]) for s in SEVERITIES if plan.count(s)]
+    classes = plural(len(plan.ladder.classes), "PriorityClass", "PriorityClasses")
+    if not parts:
+        return f"The audit found nothing to change on {classes}."
+    found = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"The audit found {found} on {classes}."
+
+
+def _ladder_cells(c: ClassRung) -> list[str]:
+    flags = ("default " if c.global_default else "") + (
+        "never" if c.preemption_policy == "Never" else ""
+    )
+    return [
+        c.name,
+        f"{c.value:,}",
+        flags.strip() or "-",
+        f"{c.pods:,}",
+        f"{c.apps:,}",
+        format_quantity(c.cpu_millis, "cpu"),
+        format_quantity(c.memory_bytes, "memory"),
+        f"{c.cpu_share * 100:.1f}%",
+        f"{c.budgets.pods_covered:,}/{c.pods:,}",
+    ]
+
+
+_LADDER_HEAD = ["CLASS", "VALUE", "FLAGS", "PODS", "APPS", "CPU", "MEMORY", "CPU%", "PDB-COVERED"]
+
+
+def _by_value(plan: Plan) -> list[ClassRung]:
+    return sorted(plan.ladder.classes, key=lambda c: (-c.value, c.name))
+
+
+def render_plan_text(plan: Plan) -> str:
+    rows = [_LADDER_HEAD] + [[plain(x) for x in _ladder_cells(c)] for c in _by_value(plan)]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(_LADDER_HEAD))]
+    lines = ["PriorityClass ladder, highest first:"]
+    lines += [
+        "  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
+        for r in rows
+    ]
+    for m in plan.ladder.missing:
+        lines.append(
+            f"  {plain(m.class_name)}: deleted, still named by {plural(m.pods, 'pod')} "
+            f"(priority {', '.join(f'{p:,}' for p in m.priorities)})"
+        )
+    for u in plan.ladder.unclassed:
+        to = f"the default {plain(u.resolved_class)}" if u.resolved_class else "no class"
+        lines.append(f"  {plural(u.pods, 'pod')} without a class: priority {u.priority:,} ({to})")
+    lines += ["", summary_sentence(plan)]
+    for f in plan.findings:
+        lines += ["", f"[{f.severity}] {f.rule}: {plain(f.message)}"]
+        if f.objects:
+            lines.append("  objects: " + ", ".join(plain(o) for o in f.objects))
+        lines.append(f"  why: {plain(f.why)}")
+        if f.fix:
+            lines.append("  fix:")
+            lines += ["    " + plain(line) for line in f.fix.splitlines()]
+    return "\n".join(lines) + "\n"
+
+
+def _fenced(text: str) -> str:
+    """A code block no line of ``text`` can close (CommonMark 4.5): the fence is longer
+    than any run of backticks inside."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    body = "\n".join(plain(line) for line in text.splitlines())
+    return f"{fence}yaml\n{body}\n{fence}"
+
+
+def render_plan_markdown(plan: Plan, *, snapshot: str) -> str:
+    """``snapshot`` is already Markdown (escaped by the caller)."""
+    lines = [f"### Priority plan of {snapshot}", "", md_text(summary_sentence(plan)), ""]
+    lines.append("| " + " | ".join(h.title() for h in _LADDER_HEAD) + " |")
+    lines.append("|" + "---|" * len(_LADDER_HEAD))
+    for c in _by_value(plan):
+        cells = _ladder_cells(c)
+        lines.append("| " + " | ".join([md_code(cells[0]), *map(md_text, cells[1:])]) + " |")
+    lines.append("")
+    for m in plan.ladder.missing:
+        lines.append(f"- {md_code(m.class_name)}: deleted, still named by {plural(m.pods, 'pod')}")
+    for f in plan.findings:
+        lines += ["", f"#### {f.severity}: {md_code(f.rule)}", "", md_text(f.message), ""]
+        if f.objects:
+            lines += ["Objects: " + ", ".join(md_code(o) for o in f.objects), ""]
+        lines.append(f"_Why:_ {md_text(f.why)}")
+        if f.fix:
+            lines += ["", _fenced(f.fix)]
+    return "\n".join(lines) + "\n"
+
+
+def finding_line(f: Finding) -> str:
+    """One line for a CI log: the rule, the severity, the message."""
+    return plain(f"{f.rule} ({f.severity}): {f.message}")

@@ -1,0 +1,44 @@
+"""The Plan tab in Debian's chromium at 1366 px on the demo: reached from the snapshot's
+tabs, the critical tiers marked and audited again, the notes filtered, a fix opened.
+(Both real dumps' plan tabs are read in tests/test_real_clusters_browser.py.)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.conftest import browser_login
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_demo_s_plan_marked_critical_and_filtered(
+    live_server: Any, page: Any, owner: Any, demo_snapshot: Any
+) -> None:
+    page.set_viewport_size({"width": 1366, "height": 900})
+    browser_login(page, live_server, "owner")
+    page.goto(f"{live_server.url}/snapshots/{demo_snapshot.pk}/")
+    page.click("#plan-tab")
+    page.wait_for_selector("#ladder-svg")
+    # Unmarked, the critical tier is the highest user class pods use: cluster-service,
+    # whose ingress controller has no PDB; and cat-3 is defined but used by no pod.
+    assert page.inner_text("#plan-sentence") == (
+        "The audit found 1 warning and 1 note on 6 PriorityClasses."
+    )
+    # Marking cat-1 instead: its apps (blue, purple) both have budgets, so only the
+    # unused class is left.
+    page.check("#critical-form input[value=cat-1]")
+    page.click("#critical-form button")
+    page.wait_for_url("**critical=cat-1**")
+    assert page.inner_text("#plan-sentence") == "The audit found 1 note on 6 PriorityClasses."
+    assert page.is_checked("#critical-form input[value=cat-1]")
+    page.click("#count-info")
+    page.wait_for_url("**severity=info**")
+    finding = page.locator("article.finding")
+    assert finding.count() == 1
+    assert finding.get_attribute("data-rule") == "unused-class"
+    finding.locator("summary").click()
+    assert "kubectl delete priorityclass cat-3" in finding.locator("pre").inner_text()
+    width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], width
