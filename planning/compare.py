@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from scheduling.engine import VictimDetail
-from scheduling.words import NAMES_IN_A_SENTENCE, join_names, plural
+from scheduling.engine.words import NAMES_IN_A_SENTENCE, join_names, plural
 from scheduling.workloads import WorkloadRun
 
 POD, WORKLOAD = "pod", "workload"

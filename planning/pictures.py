@@ -7,7 +7,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from planning.plan import Plan
-from scheduling.words import plural
+from scheduling.engine.words import plural
 from scheduling.workload_presenters import text_width
 
 _BAR_W = 420

@@ -8,9 +8,9 @@ import re
 
 from planning.plan import SEVERITIES, Plan
 from scheduling.engine.plan import ClassRung, Finding
+from scheduling.engine.words import plural
 from scheduling.presenters import format_quantity
 from scheduling.report_escaping import md_code, md_text, plain
-from scheduling.words import plural
 
 _SEVERITY_WORDS = {
     "error": ("error", "errors"),

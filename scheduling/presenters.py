@@ -32,9 +32,9 @@ from scheduling.engine import (
 from scheduling.engine.preemption.candidate import CRITERIA
 
 # Re-exported: the reports and the other presenters count and list with them from here.
-from scheduling.words import NAMES_IN_A_SENTENCE as NAMES_IN_A_SENTENCE
-from scheduling.words import join_names as join_names
-from scheduling.words import plural as plural
+from scheduling.engine.words import NAMES_IN_A_SENTENCE as NAMES_IN_A_SENTENCE
+from scheduling.engine.words import join_names as join_names
+from scheduling.engine.words import plural as plural
 
 # How many of the best-scored nodes the score table shows (every tied node is shown).
 SCORE_TABLE_NODES = 5

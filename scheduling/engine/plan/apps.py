@@ -88,17 +88,6 @@ def common_labels(pods: Iterable[Pod]) -> dict[str, str]:
     return dict(sorted((common or {}).items()))
 
 
-def plural(n: int, word: str, many: str | None = None) -> str:
-    return f"{n:,} {word if n == 1 else (many or word + 's')}"
-
-
-def listed(items: list[str], limit: int = 3) -> str:
-    """ "a, b and c", or "a, b, c and 4 more" past the limit."""
-    if len(items) <= limit:
-        return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-    return ", ".join(items[:limit]) + f" and {len(items) - limit:,} more"
-
-
 def selector_text(selector: LabelSelector) -> str:
     """A label selector as kubectl's -l flag writes it: "app=web,tier in (a,b),!canary"."""
     if selector.nothing:

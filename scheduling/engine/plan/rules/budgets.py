@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...objects import PDB
-from ..apps import app_name, common_labels, listed, pdb_ref, plural, selector_text
+from ...words import NAMES_IN_A_SENTENCE, join_names, plural
+from ..apps import app_name, common_labels, pdb_ref, selector_text
 from ..context import AuditContext
 from ..finding import Draft
 from ..fixes import pod_disruption_budget, snippet
@@ -44,7 +45,7 @@ def critical_app_without_pdb(ctx: AuditContext) -> Iterator[Draft]:
         if not classes:
             continue
         yield Draft(
-            f"{ref} ({plural(len(app.pods), 'pod')}, PriorityClass {listed(classes)}) has no "
+            f"{ref} ({plural(len(app.pods), 'pod')}, PriorityClass {join_names(classes, limit=NAMES_IN_A_SENTENCE)}) has no "
             "PodDisruptionBudget",
             (ref,),
             _budget_for(app),

@@ -6,7 +6,8 @@ from collections.abc import Iterator
 
 from ...objects import PREEMPT_NEVER
 from ...priority import HIGHEST_USER_DEFINABLE_PRIORITY
-from ..apps import class_ref, listed, namespace_ref, plural
+from ...words import NAMES_IN_A_SENTENCE, join_names, plural
+from ..apps import class_ref, namespace_ref
 from ..context import AuditContext
 from ..finding import Draft
 from ..fixes import class_scoped_quota, limited_classes_admission, priority_class, snippet
@@ -58,7 +59,7 @@ def global_default_not_lowest(ctx: AuditContext) -> Iterator[Draft]:
     lowest = min(c.value for c in lower)
     yield Draft(
         f"The globalDefault PriorityClass {default.name} ({default.value:,}) is not the lowest: "
-        f"{listed([f'{c.name} ({c.value:,})' for c in lower])} "
+        f"{join_names([f'{c.name} ({c.value:,})' for c in lower], limit=NAMES_IN_A_SENTENCE)} "
         f"{'is' if len(lower) == 1 else 'are'} below it",
         (class_ref(default.name), *(class_ref(c.name) for c in lower)),
         snippet(
@@ -144,7 +145,7 @@ def high_class_without_quota(ctx: AuditContext) -> Iterator[Draft]:
         yield Draft(
             f"PriorityClass {c.name} ({c.value:,}) can be used in {len(open_to):,} of the "
             f"{len(namespaces):,} namespaces, which have no ResourceQuota scoped to it: "
-            f"{listed(open_to)}",
+            f"{join_names(open_to, limit=NAMES_IN_A_SENTENCE)}",
             (class_ref(c.name), *(namespace_ref(ns) for ns in open_to)),
             snippet(
                 limited_classes_admission([c.name]),

@@ -12,7 +12,8 @@ from ...objects import PREEMPT_NEVER, Pod
 from ...plugins.interpodaffinity import AffinityTerm, existing_pod_info, namespace_labels
 from ...plugins.podindex import pods_by_namespace
 from ...priority import HIGHEST_USER_DEFINABLE_PRIORITY
-from ..apps import listed, plural, selector_text
+from ...words import NAMES_IN_A_SENTENCE, join_names, plural
+from ..apps import selector_text
 from ..context import AuditContext
 from ..finding import Draft
 from ..fixes import priority_class, snippet, template_patch
@@ -207,7 +208,7 @@ def affinity_to_lower_priority(ctx: AuditContext) -> Iterator[Draft]:
         yield Draft(
             f"{app} (priority {pod.priority:,}) requires pod affinity to "
             f"{selector_text(term.selector)}, matched only by pods of lower priority (up to "
-            f"{high:,}): {listed(targets)}",
+            f"{high:,}): {join_names(targets, limit=NAMES_IN_A_SENTENCE)}",
             (app, *targets),
             snippet(
                 template_patch(

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 
 from ...objects import Pod
 from ...priority import FROM_SPEC
-from ..apps import class_ref, listed, plural
+from ...words import NAMES_IN_A_SENTENCE, join_names, plural
+from ..apps import class_ref
 from ..context import AuditContext
 from ..finding import Draft
 from ..fixes import priority_class, recreate_command, snippet, template_patch
@@ -35,8 +36,8 @@ def priority_drift(ctx: AuditContext) -> Iterator[Draft]:
         values = sorted({v for vs in apps.values() for v in vs}, reverse=True)
         pc = classes[name]
         yield Draft(
-            f"{plural(pods, 'pod')} of {listed(refs)} run at priority "
-            f"{listed([f'{v:,}' for v in values])} while PriorityClass {name} now has value "
+            f"{plural(pods, 'pod')} of {join_names(refs, limit=NAMES_IN_A_SENTENCE)} run at priority "
+            f"{join_names([f'{v:,}' for v in values], limit=NAMES_IN_A_SENTENCE)} while PriorityClass {name} now has value "
             f"{pc.value:,}",
             (class_ref(name), *refs),
             "# Recreate the pods: admission gives the new ones the class's current value.\n"
@@ -61,7 +62,7 @@ def missing_class(ctx: AuditContext) -> Iterator[Draft]:
         note = f" ({assumed:,} with no spec.priority, assumed {value:,})" if assumed else ""
         yield Draft(
             f"PriorityClass {name} no longer exists but {plural(len(group), 'pod')} of "
-            f"{listed(refs)} name it{note}: a pod naming it is refused, so they cannot be replaced",
+            f"{join_names(refs, limit=NAMES_IN_A_SENTENCE)} name it{note}: a pod naming it is refused, so they cannot be replaced",
             (class_ref(name), *refs),
             snippet(
                 priority_class(name, value),
@@ -118,7 +119,11 @@ def equal_priority_block(ctx: AuditContext) -> Iterator[Draft]:
         if n < EQUAL_PRIORITY_BLOCK_PODS or n < EQUAL_PRIORITY_BLOCK_SHARE * total:
             continue
         classes = sorted(names[priority])
-        via = f" (PriorityClass {listed(classes)})" if classes else " (no class)"
+        via = (
+            f" (PriorityClass {join_names(classes, limit=NAMES_IN_A_SENTENCE)})"
+            if classes
+            else " (no class)"
+        )
         split = f"{classes[0]}-plus" if classes else "apps-plus"
         yield Draft(
             f"{n:,} of the {total:,} pods below the system range ({n / total:.0%}) run at "

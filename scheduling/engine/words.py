@@ -1,5 +1,5 @@
-"""Counting and listing in sentences: plain Python, no Django, so the pure comparison
-(planning.compare) words its sentence as the pages and the CLI text word theirs."""
+"""Counting and listing in sentences, beside the engine (no Django): the plan's audit,
+the pure comparison (planning.compare), the pages and the CLI text word theirs alike."""
 
 from __future__ import annotations
 
