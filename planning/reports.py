@@ -1,6 +1,6 @@
 """The plan as text (a terminal, a CI log) and as Markdown (a pull-request comment), for
 ``manage.py plan`` and ``preemptlab plan``. Every name from the snapshot is escaped on
-the way out (scheduling.report_escaping), as the what-if reports do."""
+the way out (scheduling.reports.escaping), as the what-if reports do."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from planning.plan import SEVERITIES, Plan
 from scheduling.engine.plan import ClassRung, Finding
 from scheduling.engine.words import plural
 from scheduling.presenters import format_quantity
-from scheduling.report_escaping import md_code, md_text, plain
+from scheduling.reports.escaping import md_code, md_text, plain
 
 _SEVERITY_WORDS = {
     "error": ("error", "errors"),

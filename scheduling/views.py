@@ -51,9 +51,9 @@ from scheduling.constants import (
 )
 from scheduling.engine import CandidateRecord, Explanation
 from scheduling.forms import CloneForm, ManifestForm, PodForm, ScaleUpForm
-from scheduling.markdown_report import render_markdown, render_workload_markdown
 from scheduling.models import Analysis
-from scheduling.report_escaping import md_text
+from scheduling.reports.escaping import md_text
+from scheduling.reports.markdown import render_markdown, render_workload_markdown
 from scheduling.workloads import WorkloadRun
 
 STOP_POLLING = 286

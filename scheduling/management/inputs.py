@@ -9,9 +9,9 @@ from typing import Any
 from django.core.management.base import CommandError, CommandParser
 
 from clusters.selectors import snapshot_find, snapshot_objects
-from scheduling import gates
 from scheduling.engine import Cluster, load_cluster, read_documents
-from scheduling.report_escaping import md_code, md_text, plain
+from scheduling.reports import gates
+from scheduling.reports.escaping import md_code, md_text, plain
 
 
 def add_stored_snapshot_arguments(parser: CommandParser) -> None:

@@ -19,8 +19,8 @@ from rest_framework.test import APIClient
 from clusters.demo import demo_objects
 from clusters.models import Snapshot
 from planning.services import plan_cache_clear
-from scheduling import gates
 from scheduling.engine.plan import RULE_IDS
+from scheduling.reports import gates
 
 pytestmark = pytest.mark.django_db
 

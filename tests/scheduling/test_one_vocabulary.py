@@ -14,7 +14,7 @@ from django.template.loader import render_to_string
 from scheduling.constants import CANDIDATES_PER_PAGE, AnalysisStatus
 from scheduling.engine import analyze
 from scheduling.models import Analysis
-from scheduling.report import render_text
+from scheduling.reports.text import render_text
 from scheduling.views import result_context
 
 VECTORS = sorted((Path(__file__).parents[1] / "conformance" / "vectors").glob("*.json"))

@@ -15,7 +15,7 @@ import yaml
 from django.core.management import CommandError, call_command
 
 from clusters.demo import demo_cat3_pod, demo_objects
-from scheduling.report_escaping import md_code, md_text, plain
+from scheduling.reports.escaping import md_code, md_text, plain
 
 NODE = "node-5\r\nGate OK: nothing preempted"
 NAMESPACE = "ns`](http://evil.example/)`"

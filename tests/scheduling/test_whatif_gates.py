@@ -16,7 +16,7 @@ import yaml
 from django.core.management import CommandError, call_command
 
 from clusters.demo import demo_cat3_pod, demo_objects
-from scheduling.gates import BAD_INPUT, GATE_FAILED
+from scheduling.reports.gates import BAD_INPUT, GATE_FAILED
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -391,7 +391,7 @@ def test_whatif_refuses_a_bad_workload_with_the_bad_input_status(
 ) -> None:
     from django.core.management.base import CommandError
 
-    from scheduling import gates
+    from scheduling.reports import gates
 
     work = tmp_path / "web.yaml"
     work.write_text(yaml.safe_dump(deployment(0)))
@@ -458,7 +458,7 @@ def test_whatif_gates_judge_the_whole_run(
 ) -> None:
     from django.core.management.base import CommandError
 
-    from scheduling import gates
+    from scheduling.reports import gates
 
     work = tmp_path / "web.yaml"
     work.write_text(yaml.safe_dump(deployment()))

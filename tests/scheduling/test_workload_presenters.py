@@ -9,7 +9,7 @@ from scheduling import workload_presenters as wp
 from scheduling.constants import VICTIMS_LISTED_PER_GROUP
 from scheduling.engine import load_cluster, simulate
 from scheduling.engine.workload import admit, expand_workload
-from scheduling.workload_report import render_workload_text
+from scheduling.reports.text import render_workload_text
 from scheduling.workloads import NOT_CREATED_TEXT, VictimInfo, WorkloadRun
 
 

@@ -10,7 +10,6 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from planning.plan import SEVERITIES, UnknownClasses, plan_of
 from planning.reports import finding_line, render_plan_markdown, render_plan_text
-from scheduling import gates
 from scheduling.engine import InvalidInput
 from scheduling.management.commands.whatif import GateFailed
 from scheduling.management.inputs import (
@@ -18,7 +17,8 @@ from scheduling.management.inputs import (
     files_cluster,
     stored_snapshot_cluster,
 )
-from scheduling.report_escaping import plain
+from scheduling.reports import gates
+from scheduling.reports.escaping import plain
 
 NEVER = "never"
 

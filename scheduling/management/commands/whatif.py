@@ -9,7 +9,6 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from scheduling import gates
 from scheduling.engine import (
     Cluster,
     EngineConfig,
@@ -29,10 +28,10 @@ from scheduling.management.inputs import (
     read_input,
     stored_snapshot_cluster,
 )
-from scheduling.markdown_report import render_markdown, render_workload_markdown
-from scheduling.report import render_text
-from scheduling.report_escaping import plain
-from scheduling.workload_report import render_workload_text
+from scheduling.reports import gates
+from scheduling.reports.escaping import plain
+from scheduling.reports.markdown import render_markdown, render_workload_markdown
+from scheduling.reports.text import render_text, render_workload_text
 from scheduling.workloads import WorkloadRun
 
 

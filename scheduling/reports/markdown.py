@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from scheduling import presenters, workload_presenters
 from scheduling.engine import Explanation, Outcome
-from scheduling.report_escaping import md_code, md_text
+from scheduling.reports.escaping import md_code, md_text
 from scheduling.timeline_presenters import waits_sentences
 from scheduling.workloads import WorkloadRun
 
