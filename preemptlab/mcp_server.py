@@ -1,7 +1,8 @@
-"""preemptlab mcp: the what-if and snapshot reading as tools of a Model Context
-Protocol server over stdio, for agents. Read-only: it reads files and, through
-kubectl, the current context; it writes nothing and stores nothing. The answers are
-the JSON of ``preemptlab whatif --format json``."""
+"""preemptlab mcp: the what-if, the priority plan and snapshot reading as tools of a
+Model Context Protocol server over stdio, for agents. Read-only: it reads files and,
+through kubectl, the current context; it writes nothing and stores nothing. The
+answers are the JSON of ``preemptlab whatif --format json`` and ``preemptlab plan
+--format json``."""
 
 from __future__ import annotations
 
@@ -67,6 +68,23 @@ def whatif_json(
     return answer
 
 
+def plan_json(
+    snapshot_path: str | None = None, critical_classes: list[str] | None = None
+) -> dict[str, Any]:
+    """The priority plan of manage.py plan --format json: the ladder and the audit."""
+    from django.core.management import call_command
+
+    with tempfile.TemporaryDirectory(prefix="preemptlab-mcp-") as tmp:
+        snapshot = _snapshot_file(snapshot_path, Path(tmp))
+        critical = ["--critical", ",".join(critical_classes)] if critical_classes else []
+        out = io.StringIO()
+        call_command(
+            "plan", snapshot, "--format", "json", "--fail-on", "never", *critical, stdout=out
+        )
+    answer: dict[str, Any] = json.loads(out.getvalue())
+    return answer
+
+
 def snapshot_summary(snapshot_path: str | None = None) -> dict[str, Any]:
     """What a snapshot holds: counts by kind, the PriorityClasses by value, the nodes."""
     from scheduling.engine import load_cluster, read_documents
@@ -123,6 +141,15 @@ def run() -> None:
         "for the snapshot's), listed in the answer's `hypothetical_classes`.",
         annotations=read_only,
     )(_said(whatif_json))
+    server.tool(
+        name="plan",
+        description="The priority plan of the snapshot file at `snapshot_path` (or the "
+        "current kubectl context): every PriorityClass with what uses it, and the audit's "
+        "findings (rule id, severity, objects, why, a YAML fix), as `preemptlab plan --format "
+        "json` prints it. `critical_classes`: classes whose apps should all have a "
+        "PodDisruptionBudget (default: the highest user class that pods use).",
+        annotations=read_only,
+    )(_said(plan_json))
     server.tool(
         name="snapshot_summary",
         description="What a snapshot holds (or the current kubectl context when "

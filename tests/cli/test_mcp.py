@@ -35,15 +35,17 @@ def _ask(tmp: Path, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[str],
 
 def test_an_agent_asks_a_whatif_and_reads_a_snapshot(tmp_path: Path) -> None:
     manifest = POD.read_text()
-    names, (whatif, summary, too_big) = _ask(
+    names, (whatif, summary, too_big, plan, typo) = _ask(
         tmp_path,
         [
             ("whatif", {"manifest": manifest, "snapshot_path": str(DEMO)}),
             ("snapshot_summary", {"snapshot_path": str(DEMO)}),
             ("whatif", {"manifest": "#" * (2 * 2**20), "snapshot_path": str(DEMO)}),
+            ("plan", {"snapshot_path": str(DEMO), "critical_classes": ["cat-1"]}),
+            ("plan", {"snapshot_path": str(DEMO), "critical_classes": ["cat-9"]}),
         ],
     )
-    assert sorted(names) == ["snapshot_summary", "whatif"]
+    assert sorted(names) == ["plan", "snapshot_summary", "whatif"]
     objects = json.loads(DEMO.read_text())["items"]
     expected = json.loads(
         json.dumps(analyze(objects, read_documents(POD.read_bytes(), POD.name)[0]).to_dict())
@@ -54,3 +56,8 @@ def test_an_agent_asks_a_whatif_and_reads_a_snapshot(tmp_path: Path) -> None:
     assert held["objects"]["Node"] == sum(o["kind"] == "Node" for o in objects)
     assert any(c["name"] == "cat-1" for c in held["priority_classes"])
     assert too_big.is_error and "limit" in too_big.content[0].text
+    # The demo's cat-1 (the default, 10000) runs blue and purple, 4 pods each.
+    ladder = {c["name"]: c for c in json.loads(plan.content[0].text)["ladder"]}
+    assert ladder["cat-1"]["pods"] == 8 and ladder["cat-1"]["global_default"]
+    assert json.loads(plan.content[0].text)["critical_classes"] == ["cat-1"]
+    assert typo.is_error and "cat-9" in typo.content[0].text
