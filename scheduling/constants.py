@@ -24,6 +24,7 @@ class AnalysisSource(models.TextChoices):
 class AnalysisKind(models.TextChoices):
     POD = "pod", "One pod"
     WORKLOAD = "workload", "Workload"
+    CAPACITY = "capacity", "How many fit"
 
 
 class Outcome(models.TextChoices):
@@ -56,3 +57,5 @@ WORKLOAD_SVG_MAX_CYCLES = 60
 # Victims named per owner on the workload page (the rest are counted); owners per page.
 VICTIMS_LISTED_PER_GROUP = 20
 VICTIM_GROUPS_PER_PAGE = 25
+# Room per tier (kind capacity): replicas per page of its table.
+CAPACITY_ROWS_PER_PAGE = 50

@@ -26,6 +26,7 @@ from scheduling.constants import (
     Outcome,
 )
 from scheduling.engine import Explanation
+from scheduling.engine.capacity import Capacity, RoomByClass
 from scheduling.explanations import explanation_load
 from scheduling.workloads import WorkloadRun
 
@@ -73,6 +74,9 @@ class Analysis(LeasedWork):
     # Explanation.to_json() (schema_version 2), or the three columns of an analysis
     # stored before it, moved here as they were (see scheduling.explanations).
     explanation = models.JSONField(null=True, blank=True)
+    # A capacity what-if (how many replicas of a pod fit): ``pod`` holds {"objects": [the
+    # template Pod], "limit": N}, or for every user class at once {"objects": [], "size":
+    # {"cpu", "memory"}, "limit": N}; ``simulation`` the answer (capacity_to_json).
     # A workload what-if: ``pod`` then holds {"objects": [...as submitted...],
     # "pods": [...the pending pods they expand to, admitted...]}, and ``simulation``
     # the stored run (scheduling.workloads.WorkloadRun.to_json()).
@@ -132,11 +136,28 @@ class Analysis(LeasedWork):
         # The typed explanation is read from the column: read it again with the column.
         self.__dict__.pop("explained", None)
         self.__dict__.pop("run", None)
+        self.__dict__.pop("room", None)
         super().refresh_from_db(*args, **kwargs)
 
     @property
     def is_workload(self) -> bool:
         return self.kind == AnalysisKind.WORKLOAD
+
+    @property
+    def is_capacity(self) -> bool:
+        return self.kind == AnalysisKind.CAPACITY
+
+    @property
+    def is_by_class(self) -> bool:
+        """A capacity what-if of one size in every user class (no template of its own)."""
+        return self.is_capacity and "size" in (self.pod or {})
+
+    @cached_property
+    def room(self) -> Capacity | RoomByClass | None:
+        """The typed capacity answer; None for another kind or until done."""
+        if not self.is_capacity or not self.simulation:
+            return None
+        return capacity_from_json(self.simulation)
 
     @cached_property
     def run(self) -> WorkloadRun | None:
@@ -148,7 +169,11 @@ class Analysis(LeasedWork):
     @property
     def result(self) -> dict[str, Any] | None:
         """The result contract of DESIGN.md (what the API and ``whatif --format json`` give):
-        the workload contract for a workload, the result contract for a pod."""
+        the workload contract for a workload, the result contract for a pod, the capacity
+        answer (Capacity.to_dict() or RoomByClass.to_dict()) for a capacity what-if."""
+        if self.is_capacity:
+            room = self.room
+            return room.to_dict() if room is not None else None
         if self.is_workload:
             run = self.run
             return run.contract if run is not None else None
@@ -166,6 +191,21 @@ class Analysis(LeasedWork):
     @property
     def is_failed(self) -> bool:
         return self.status == AnalysisStatus.FAILED
+
+
+# 1: the first shape ({"schema_version", "capacity"} or {"schema_version", "by_class"}).
+CAPACITY_SCHEMA_VERSION = 1
+
+
+def capacity_to_json(answer: Capacity | RoomByClass) -> dict[str, Any]:
+    key = "by_class" if isinstance(answer, RoomByClass) else "capacity"
+    return {"schema_version": CAPACITY_SCHEMA_VERSION, key: answer.to_dict()}
+
+
+def capacity_from_json(data: dict[str, Any]) -> Capacity | RoomByClass:
+    if "by_class" in data:
+        return RoomByClass.from_dict(data["by_class"])
+    return Capacity.from_dict(data["capacity"])
 
 
 def new_share_token() -> str:

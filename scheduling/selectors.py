@@ -43,12 +43,16 @@ def analysis_rows(*, user: Any, snapshot: Snapshot | None = None) -> QuerySet[An
             _text("explanation__result__priority_class"),
             # A workload: its first pod's class (a workload's pods share their template's).
             _text("simulation__contract__pods__0__priority_class"),
+            # How many fit: its template's class.
+            _text("simulation__capacity__template__priority_class"),
         ),
         result_victims=Coalesce(
             KeyTransform("victims", "explanation"),
             KeyTransform("victims", KeyTransform("result", "explanation")),
             # A workload: every pod its run deleted.
             KeyTransform("deleted_victims", KeyTransform("contract", "simulation")),
+            # How many fit: every pod its run deleted.
+            KeyTransform("victims", KeyTransform("capacity", "simulation")),
         ),
     )
 

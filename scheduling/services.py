@@ -31,6 +31,7 @@ from config.kube_names import metadata_problem
 from config.leases import lease_heartbeat, lease_release_fields
 from scheduling import cluster_cache
 from scheduling.budgets import AnalysisBudget, OutOfTime, check_unfinished, result_too_large
+from scheduling.capacity_presenters import capacity_sentence, room_sentence
 from scheduling.constants import (
     MAX_MANIFEST_BYTES,
     AnalysisKind,
@@ -48,6 +49,16 @@ from scheduling.engine import (
     read_documents,
     simulate,
 )
+from scheduling.engine.capacity import (
+    MAX_LIMIT,
+    Capacity,
+    RoomByClass,
+    Size,
+    capacity,
+    capacity_by_class,
+    check_limit,
+    replica_set_of,
+)
 from scheduling.engine.hypothetical import (
     priority_class_object,
     split_priority_classes,
@@ -62,7 +73,7 @@ from scheduling.engine.workload import (
     expand_workload,
     workload_objects,
 )
-from scheduling.models import Analysis, ShareLink
+from scheduling.models import Analysis, ShareLink, capacity_to_json
 from scheduling.workload_presenters import workload_sentence
 from scheduling.workloads import WorkloadRun
 
@@ -380,6 +391,76 @@ def analysis_create_workload(
     )
 
 
+# --- how many fit (kind capacity) ---------------------------------------------------
+
+
+def capacity_limit_check(limit: Any, *, field: str = "limit") -> int:
+    """The number of replicas a capacity what-if simulates: 1 to MAX_LIMIT."""
+    try:
+        return check_limit(limit)
+    except InvalidInput:
+        raise PodRejected(
+            f"Give a whole number of replicas from 1 to {MAX_LIMIT:,}: each is at least one "
+            "scheduling cycle, and the answer must come within one analysis' time.",
+            field=field,
+        ) from None
+
+
+def capacity_size_check(*, cpu: Any, memory: Any, field: str = "size") -> Size:
+    """The size of the every-class table's pod, read as Kubernetes reads quantities."""
+    if not isinstance(cpu, str) or not isinstance(memory, str):
+        raise PodRejected(
+            'Give the size as quantity strings: {"cpu": "2", "memory": "4Gi"}.', field=field
+        )
+    try:
+        return Size(cpu.strip(), memory.strip()).check()
+    except InvalidInput as e:
+        raise PodRejected(f"{e.field}: {e}", field=field, engine_field=e.field) from None
+
+
+def analysis_create_capacity(
+    *,
+    snapshot: Snapshot,
+    limit: Any,
+    pod: Any = None,
+    size: Size | None = None,
+    source: str = AnalysisSource.MANIFEST,
+    field: str = "pod",
+    priority_classes: list[dict[str, Any]] | None = None,
+    classes_field: str | None = None,
+) -> Analysis:
+    """A queued "how many fit?": ``limit`` replicas of ``pod`` (a Pod template), or with
+    ``size`` one pod of that size in every user PriorityClass, run through kube-scheduler's
+    loop by a worker. Bad input is refused (PodRejected) before anything is stored."""
+    if not snapshot.is_ready:
+        raise SnapshotNotReady(snapshot)
+    limit = capacity_limit_check(limit)
+    classes = priority_classes_check(
+        snapshot=snapshot, classes=priority_classes or [], field=classes_field or field
+    )
+    stored: dict[str, Any] = {"limit": limit}
+    if size is not None:
+        stored |= {"objects": [], "size": size.to_dict()}
+        pod_key = f"every class, {size.cpu} cpu / {size.memory}"
+    else:
+        try:
+            pod_key = pod_validate(snapshot=snapshot, pod=pod, priority_classes=classes)
+        except PodRejected as e:
+            raise PodRejected(e.message, field=field, engine_field=e.engine_field) from None
+        template = dict(pod)
+        template.setdefault("apiVersion", "v1")
+        template.setdefault("kind", "Pod")
+        stored["objects"] = [template]
+    return _analysis_queue(
+        snapshot=snapshot,
+        kind=AnalysisKind.CAPACITY,
+        pod=stored,
+        pod_key=pod_key,
+        source=source,
+        priority_classes=classes,
+    )
+
+
 def analysis_create_from_manifest(
     *,
     snapshot: Snapshot,
@@ -460,23 +541,14 @@ def scale_up_objects(*, pod: dict[str, Any], owner: str, replicas: int) -> list[
             "The pod carries no labels, so no ReplicaSet selector could select its copies.",
             field="replicas",
         )
-    spec = copy.deepcopy(pod.get("spec") or {})
-    for key in ("nodeName", "priority", "preemptionPolicy"):
-        spec.pop(key, None)
-    template_meta: dict[str, Any] = {"labels": labels}
-    if meta.get("annotations"):
-        template_meta["annotations"] = dict(meta["annotations"])
+    # The stored pod was admitted: its class sets priority and policy again.
     return [
-        {
-            "apiVersion": "apps/v1",
-            "kind": "ReplicaSet",
-            "metadata": {"name": name, "namespace": meta.get("namespace") or "default"},
-            "spec": {
-                "replicas": replicas,
-                "selector": {"matchLabels": labels},
-                "template": {"metadata": template_meta, "spec": spec},
-            },
-        }
+        replica_set_of(
+            pod,
+            replicas,
+            name=name,
+            drop=("nodeName", "priority", "preemptionPolicy"),
+        )
     ]
 
 
@@ -730,6 +802,8 @@ def _analysis_compute(analysis: Analysis) -> Analysis:
     t1 = time.perf_counter()
     if analysis.kind == AnalysisKind.WORKLOAD:
         return _workload_store(analysis, cluster, cached=cached, t0=t0, t1=t1)
+    if analysis.kind == AnalysisKind.CAPACITY:
+        return _capacity_store(analysis, cluster, cached=cached, t0=t0, t1=t1)
     try:
         if analysis.parent_id is not None:
             explanation = _cycle_explain(analysis, cluster)
@@ -749,15 +823,27 @@ def _analysis_compute(analysis: Analysis) -> Analysis:
     too_large = result_too_large(len(orjson.dumps(stored)), AnalysisBudget.from_settings())
     if too_large:
         return analysis_fail(analysis_id=analysis.pk, error=too_large)
+    return _analysis_done(
+        analysis,
+        load_seconds=0.0 if cached else t1 - t0,
+        engine_seconds=t2 - t1,
+        outcome=explanation.outcome.value,
+        explanation=stored,
+    )
+
+
+def _analysis_done(
+    analysis: Analysis, *, load_seconds: float, engine_seconds: float, **result: Any
+) -> Analysis:
+    """Stores the result fields of a finished analysis (unless another run stored its own)."""
     Analysis.objects.filter(pk=analysis.pk).exclude(status=AnalysisStatus.DONE).update(
         status=AnalysisStatus.DONE,
         error="",
-        outcome=explanation.outcome.value,
-        explanation=stored,
         finished_at=timezone.now(),
-        load_seconds=0.0 if cached else round(t1 - t0, 4),
-        engine_seconds=round(t2 - t1, 4),
+        load_seconds=round(load_seconds, 4),
+        engine_seconds=round(engine_seconds, 4),
         engine_version=ENGINE_VERSION,
+        **result,
         **lease_release_fields(),
     )
     analysis.refresh_from_db()
@@ -779,21 +865,85 @@ def _workload_store(
     too_large = result_too_large(len(orjson.dumps(stored)), budget)
     if too_large:
         return analysis_fail(analysis_id=analysis.pk, error=too_large)
-    Analysis.objects.filter(pk=analysis.pk).exclude(status=AnalysisStatus.DONE).update(
-        status=AnalysisStatus.DONE,
-        error="",
+    return _analysis_done(
+        analysis,
+        load_seconds=0.0 if cached else t1 - t0,
+        engine_seconds=t2 - t1,
         outcome=workload_outcome(run),
         summary=workload_summary(run)[:500],
         simulation=stored,
         progress_cycle=len(run.cycles),
-        finished_at=timezone.now(),
-        load_seconds=0.0 if cached else round(t1 - t0, 4),
-        engine_seconds=round(t2 - t1, 4),
-        engine_version=ENGINE_VERSION,
-        **lease_release_fields(),
     )
-    analysis.refresh_from_db()
-    return analysis
+
+
+def capacity_compute(
+    *,
+    cluster: Cluster,
+    submitted: dict[str, Any],
+    priority_classes: list[dict[str, Any]],
+    on_cycle: Any,
+) -> Capacity | RoomByClass:
+    """The answer of a capacity what-if as stored by analysis_create_capacity."""
+    if "size" in submitted:
+        size = submitted["size"]
+        return capacity_by_class(
+            cluster,
+            size["cpu"],
+            size["memory"],
+            limit=submitted["limit"],
+            on_cycle=on_cycle,
+            priority_classes=priority_classes,
+        )
+    return capacity(
+        cluster,
+        submitted["objects"][0],
+        limit=submitted["limit"],
+        on_cycle=on_cycle,
+        priority_classes=priority_classes,
+    )
+
+
+def capacity_outcome(answer: Capacity | RoomByClass) -> str:
+    """The lists' one word: every replica placed without a victim (fits), some placed by
+    preempting (preempts), none placed (unschedulable). The table has no one word."""
+    if isinstance(answer, RoomByClass):
+        return ""
+    if answer.placed == 0:
+        return Outcome.UNSCHEDULABLE
+    return Outcome.PREEMPTS if answer.victims else Outcome.FITS
+
+
+def _capacity_store(
+    analysis: Analysis, cluster: Cluster, *, cached: bool, t0: float, t1: float
+) -> Analysis:
+    budget = AnalysisBudget.from_settings()
+    try:
+        answer = capacity_compute(
+            cluster=cluster,
+            submitted=analysis.pod,
+            priority_classes=analysis.priority_classes,
+            on_cycle=budget.watch(_Progress(analysis.pk)),
+        )
+    except InvalidInput as e:
+        return analysis_fail(analysis_id=analysis.pk, error=f"The pod is invalid: {e}")
+    except OutOfTime as e:
+        return analysis_fail(analysis_id=analysis.pk, error=e.message)
+    t2 = time.perf_counter()
+    stored = capacity_to_json(answer)
+    too_large = result_too_large(len(orjson.dumps(stored)), budget)
+    if too_large:
+        return analysis_fail(analysis_id=analysis.pk, error=too_large)
+    sentence = (
+        room_sentence(answer) if isinstance(answer, RoomByClass) else capacity_sentence(answer)
+    )
+    return _analysis_done(
+        analysis,
+        load_seconds=0.0 if cached else t1 - t0,
+        engine_seconds=t2 - t1,
+        outcome=capacity_outcome(answer),
+        summary=sentence[:500],
+        simulation=stored,
+    )
 
 
 def analysis_fail(*, analysis_id: int, error: str) -> Analysis:
@@ -818,6 +968,16 @@ def analysis_rerun(*, analysis: Analysis, snapshot: Snapshot) -> Analysis:
     """The same what-if (the same pod, or the same workload objects and cascade choice)
     queued on ``snapshot``: PodRejected when that snapshot cannot take it (a class it
     lacks)."""
+    if analysis.is_capacity:
+        size = analysis.pod.get("size")
+        return analysis_create_capacity(
+            snapshot=snapshot,
+            limit=analysis.pod["limit"],
+            pod=None if size else analysis.pod["objects"][0],
+            size=Size(**size) if size else None,
+            source=analysis.source,
+            priority_classes=analysis.priority_classes,
+        )
     if analysis.is_workload:
         return analysis_create_workload(
             snapshot=snapshot,
@@ -842,7 +1002,10 @@ def analysis_manifest(*, analysis: Analysis) -> str:
     import yaml
 
     objects = list(analysis.priority_classes or [])
-    objects += analysis.pod["objects"] if analysis.is_workload else [analysis.pod]
+    if analysis.is_workload or analysis.is_capacity:
+        objects += analysis.pod["objects"]
+    else:
+        objects.append(analysis.pod)
     return yaml.safe_dump_all(objects, sort_keys=False)
 
 

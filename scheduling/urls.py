@@ -12,6 +12,7 @@ app_name = "scheduling"
 urlpatterns = [
     path("snapshots/<int:snapshot_id>/analyses/new/", views.analysis_new, name="analysis-new"),
     path("snapshots/<int:snapshot_id>/analyses/", views.analysis_list, name="analysis-list"),
+    path("snapshots/<int:snapshot_id>/room/", views.snapshot_room, name="snapshot-room"),
     path(
         "snapshots/<int:snapshot_id>/pods/<int:pod_id>/what-if/",
         views.analysis_clone,

@@ -32,6 +32,7 @@ from clusters.services import snapshot_load_demo
 from config.faults import BrokerUnavailable
 from planning import selectors as planning_selectors
 from scheduling import (
+    capacity_presenters,
     presenters,
     rendered_cache,
     selectors,
@@ -41,6 +42,7 @@ from scheduling import (
 )
 from scheduling.constants import (
     CANDIDATES_PER_PAGE,
+    CAPACITY_ROWS_PER_PAGE,
     REJECTED_GROUP_NODES_PER_PAGE,
     STALE_QUEUED_SECONDS,
     VICTIM_GROUPS_PER_PAGE,
@@ -50,7 +52,8 @@ from scheduling.constants import (
     Outcome,
 )
 from scheduling.engine import CandidateRecord, Explanation
-from scheduling.forms import CloneForm, ManifestForm, PodForm, ScaleUpForm
+from scheduling.engine.capacity import DEFAULT_LIMIT, MAX_LIMIT, Capacity, RoomByClass
+from scheduling.forms import CloneForm, ManifestForm, PodForm, RoomForm, ScaleUpForm
 from scheduling.models import Analysis
 from scheduling.reports.escaping import md_text
 from scheduling.reports.markdown import render_markdown, render_workload_markdown
@@ -69,16 +72,40 @@ class HtmxHttpRequest(HttpRequest):
 
 
 def _submit(
-    form: ManifestForm | PodForm | CloneForm, *, snapshot: Snapshot, source: str
+    form: ManifestForm | PodForm | CloneForm,
+    *,
+    snapshot: Snapshot,
+    source: str,
+    capacity_limit: str | None = None,
 ) -> HttpResponse | None:
     """The redirect to the queued analysis of a valid form's pod, or None with the form's
-    error set (the pod was invalid, or the service turned it down)."""
+    error set (the pod was invalid, or the service turned it down). ``capacity_limit``
+    (the "How many fit?" button): how many replicas of the form's pod to try instead."""
     if not form.is_valid():
         return None
     objects = getattr(form, "objects", None)
     classes = getattr(form, "priority_classes", [])
     try:
-        if objects is not None:
+        if capacity_limit is not None:
+            template = form.pod
+            if template is None and objects is not None and len(objects) == 1:
+                template = objects[0] if objects[0].get("kind") == "Pod" else None
+            if template is None:
+                form.add_error(
+                    None,
+                    "“How many fit?” takes one Pod: its replicas are tried as a "
+                    "ReplicaSet's. Give a single Pod manifest (a Deployment's "
+                    "spec.template, say, as a Pod).",
+                )
+                return None
+            analysis = services.analysis_create_capacity(
+                snapshot=snapshot,
+                pod=template,
+                limit=_int_or_none(capacity_limit),
+                source=source,
+                priority_classes=classes,
+            )
+        elif objects is not None:
             analysis = services.analysis_create_workload(
                 snapshot=snapshot,
                 objects=objects,
@@ -129,6 +156,13 @@ def _example(snapshot: Snapshot) -> dict[str, str]:
     }
 
 
+def _int_or_none(text: str) -> int | None:
+    try:
+        return int(text.strip())
+    except ValueError:
+        return None
+
+
 NEW_ANALYSIS_MODES = ("manifest", "form")
 
 
@@ -163,7 +197,10 @@ def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
         else:
             form = manifest_form = ManifestForm(request.POST, request.FILES, snapshot=snapshot)
             source = AnalysisSource.MANIFEST
-        submitted = _submit(form, snapshot=snapshot, source=source)
+        capacity_limit = (
+            request.POST.get("limit", "") if request.POST.get("action") == "capacity" else None
+        )
+        submitted = _submit(form, snapshot=snapshot, source=source, capacity_limit=capacity_limit)
         if submitted is not None:
             return submitted
     return TemplateResponse(
@@ -172,6 +209,8 @@ def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
         {
             "snapshot": snapshot,
             "mode": mode,
+            "capacity_limit": request.POST.get("limit") or DEFAULT_LIMIT,
+            "max_limit": MAX_LIMIT,
             "manifest_form": manifest_form,
             "pod_form": pod_form,
             "recent": selectors.analysis_rows(user=request.user, snapshot=snapshot)[:10],
@@ -190,6 +229,39 @@ def demo_whatif(request: HttpRequest) -> HttpResponse:
         snapshot=snapshot, pod=demo_cat3_pod(), source=AnalysisSource.MANIFEST
     )
     return HttpResponseRedirect(analysis.get_absolute_url())
+
+
+@require_http_methods(["GET", "POST"])
+def snapshot_room(request: HttpRequest, snapshot_id: int) -> HttpResponse:
+    """Room per tier: one size in every user PriorityClass at once. The form (its values
+    from the query string: ?cpu=2&memory=4Gi&limit=50) queues a capacity analysis of
+    every class; its page shows the table."""
+    snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
+    form = RoomForm(request.POST or None, initial=RoomForm.initial_from(request.GET))
+    if request.method == "POST" and form.is_valid():
+        try:
+            analysis = services.analysis_create_capacity(
+                snapshot=snapshot,
+                size=form.size,
+                limit=form.cleaned_data["limit"],
+                source=AnalysisSource.FORM,
+            )
+        except services.PodRejected as e:
+            form.add_error(None, e.message)
+        else:
+            return HttpResponseRedirect(analysis.get_absolute_url())
+    return TemplateResponse(
+        request,
+        "scheduling/room.html",
+        {
+            "snapshot": snapshot,
+            "form": form,
+            "classes": snapshot.priority_classes.filter(builtin=False)
+            .exclude(name__startswith="system-")
+            .order_by("-value", "name"),
+        },
+        status=400 if request.method == "POST" else 200,
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -306,6 +378,9 @@ def _result_context(
         "shared": shared,
         "stale": stale,
     }
+    room = analysis.room if analysis.is_done else None
+    if room is not None:
+        return ctx | capacity_context(room, replicas_page=request.GET.get("replicas"))
     run = analysis.run if analysis.is_done else None
     if run is not None:
         ctx |= workload_context(
@@ -360,6 +435,29 @@ def workload_context(
             run.left_pending(),
             page=pending_page,
             per_page=WORKLOAD_ROWS_PER_PAGE,
+        ),
+    }
+
+
+def capacity_context(
+    room: Capacity | RoomByClass, *, replicas_page: str | None = None
+) -> dict[str, Any]:
+    """What the "how many fit?" page shows: the sentence, the cost curve and the replicas
+    page by page; or, for every class at once, the table."""
+    if isinstance(room, RoomByClass):
+        return {"room_table": room, "sentence": capacity_presenters.room_sentence(room)}
+    return {
+        "capacity": room,
+        "sentence": capacity_presenters.capacity_sentence(room),
+        "stop_text": capacity_presenters.stop_text(room),
+        "curve_svg": capacity_presenters.curve_svg(room),
+        "class_fills": capacity_presenters.class_fills(room),
+        "template_size": capacity_presenters.size_text(dict(room.template.requests)),
+        "pdbs_exceeded": [(p, room.pdb_budgets[p]) for p in room.pdbs_exceeded],
+        "replica_page": presenters.paginate(
+            capacity_presenters.replica_rows(room),
+            page=replicas_page,
+            per_page=CAPACITY_ROWS_PER_PAGE,
         ),
     }
 
@@ -655,6 +753,8 @@ def analysis_export(request: HttpRequest, analysis_id: int, fmt: str) -> HttpRes
         name = f"snapshot {analysis.snapshot_id} “{md_text(analysis.snapshot.name)}”"
         run = analysis.run
         ex = analysis.explained
+        if analysis.is_capacity:
+            raise Http404("A capacity answer is exported as JSON only.")
         if run is not None:
             body = render_workload_markdown(run, snapshot=name, gate_failures=[])
         elif ex is not None:

@@ -10,7 +10,14 @@ from rest_framework import serializers
 from rest_framework.request import Request
 
 from scheduling import services
+from scheduling.constants import AnalysisKind
+from scheduling.engine.capacity import DEFAULT_LIMIT, MAX_LIMIT
 from scheduling.models import Analysis, ShareLink
+
+
+class SizeSerializer(serializers.Serializer[Any]):
+    cpu = serializers.CharField(help_text='The CPU request, as Kubernetes writes it: "2", "500m".')
+    memory = serializers.CharField(help_text='The memory request: "4Gi", "512Mi".')
 
 
 class AnalysisCreateSerializer(serializers.Serializer[Any]):
@@ -65,6 +72,26 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
         "workload.",
     )
 
+    kind = serializers.ChoiceField(
+        choices=AnalysisKind.choices,
+        required=False,
+        help_text="`capacity`: how many replicas of the Pod (`pod`, or a `manifest` holding "
+        "one Pod) fit, as the pods of one ReplicaSet, up to `limit`; or, with `size` instead "
+        "of a pod, one pod of that size in every user PriorityClass (a table). Otherwise "
+        "leave it out: a Pod is a single-pod what-if, anything else a workload.",
+    )
+    limit = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_LIMIT,
+        help_text=f"kind capacity: how many replicas to try (default {DEFAULT_LIMIT}, at most "
+        f"{MAX_LIMIT}; per class with `size`).",
+    )
+    size = SizeSerializer(
+        required=False,
+        help_text="kind capacity: the requests of a pod tried in every user PriorityClass.",
+    )
+
     min_candidate_nodes_percentage = serializers.IntegerField(
         required=False,
         min_value=0,
@@ -88,6 +115,13 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs.get("kind") == AnalysisKind.CAPACITY:
+            return self._capacity(attrs)
+        for key in ("limit", "size"):
+            if key in attrs:
+                raise serializers.ValidationError(
+                    {key: ['Only a "how many fit?" what-if takes it: add "kind": "capacity".']}
+                )
         attrs["preemption_args"] = {
             k: attrs.pop(k) for k in PREEMPTION_ARGS if attrs.get(k) is not None
         }
@@ -121,12 +155,7 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
                 attrs["priority_classes"] = list(attrs["priority_classes"]) + classes
                 attrs["classes_field"] = "objects"
         if given[0] == "manifest":
-            try:
-                classes, objects = services.whatif_split(
-                    services.manifest_objects(text=attrs["manifest"])
-                )
-            except services.PodRejected as e:
-                raise serializers.ValidationError({"manifest": [e.message]}) from None
+            classes, objects = _manifest_split(attrs["manifest"])
             if classes:
                 attrs["priority_classes"] = list(attrs["priority_classes"]) + classes
                 attrs["classes_field"] = "manifest"
@@ -140,6 +169,62 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
             if recreate:
                 attrs["objects"] = [attrs.pop("pod")]
         return attrs
+
+    def _capacity(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """kind capacity: one Pod template (``pod``, or ``manifest`` holding one Pod and
+        maybe PriorityClasses), or a ``size``; none of the workload's or the pod's options."""
+        unused = [
+            k
+            for k in ("objects", "recreate_victims", "timeline", *PREEMPTION_ARGS)
+            if attrs.get(k) not in (None, False)
+        ]
+        if unused:
+            raise serializers.ValidationError(
+                {unused[0]: ["A “how many fit?” what-if does not take it."]}
+            )
+        given = [k for k in ("pod", "manifest", "size") if k in attrs]
+        if len(given) != 1:
+            raise serializers.ValidationError(
+                {
+                    "non_field_errors": [
+                        "kind capacity: give exactly one of 'pod', 'manifest' (one Pod) and "
+                        "'size' (every class)."
+                    ]
+                }
+            )
+        attrs["field"] = attrs["classes_field"] = given[0]
+        attrs.setdefault("limit", DEFAULT_LIMIT)
+        if given[0] == "manifest":
+            classes, objects = _manifest_split(attrs["manifest"])
+            if not services.is_single_pod(objects):
+                raise serializers.ValidationError(
+                    {
+                        "manifest": [
+                            "kind capacity takes one Pod: its replicas are tried as a ReplicaSet's."
+                        ]
+                    }
+                )
+            attrs["pod"] = objects[0]
+            attrs["priority_classes"] = list(attrs["priority_classes"]) + classes
+        elif given[0] == "pod" and not isinstance(attrs["pod"], dict):
+            raise serializers.ValidationError({"pod": ["Must be a JSON object (a Pod)."]})
+        elif given[0] == "size":
+            try:
+                attrs["size"] = services.capacity_size_check(**attrs["size"])
+            except services.PodRejected as e:
+                raise serializers.ValidationError({"size": [e.message]}) from None
+        if attrs["priority_classes"] and given[0] != "manifest":
+            attrs["classes_field"] = "priority_classes"
+        return attrs
+
+
+def _manifest_split(text: str) -> tuple[list[Any], list[Any]]:
+    """(the what-if's PriorityClasses, the other objects) of a manifest; its errors under
+    "manifest"."""
+    try:
+        return services.whatif_split(services.manifest_objects(text=text))
+    except services.PodRejected as e:
+        raise serializers.ValidationError({"manifest": [e.message]}) from None
 
 
 PREEMPTION_ARGS = (
@@ -317,13 +402,48 @@ _WORKLOAD_RESULT = {
 }
 
 
+_CAPACITY_RESULT = {
+    "type": "object",
+    "title": "Capacity answer (kind capacity)",
+    "description": "How many replicas of one Pod fit, read from kube-scheduler's loop over "
+    "`limit` of them (the pods of one ReplicaSet): template {pod, priority, priority_class, "
+    "preemption_policy, requests (millicores, bytes)}, limit, fit_now (bound while no victim "
+    "had been deleted, never nominated), fit_by_preempting, unplaced, stop_reason, cycles, "
+    "curve [{replica, pod, node, cycle, placement (now|preempting), preempted (this "
+    "replica's own victims), victims_total, victims_by_class, apps_hit, pdbs_exceeded "
+    "(cumulative over the replicas placed so far)}] in binding order, victims [{pod, "
+    "priority, priority_class, app, node, cycle, preemptor, pdbs}] (all the run deleted, "
+    "a victim of a replica never placed included), victim_classes, victims_total, "
+    "victims_by_class, apps_hit, pdbs_exceeded, pdb_budgets. With `size`: {size, limit, "
+    "classes: [{priority_class, value, preemption_policy, fit_now, fit_by_preempting, "
+    "unplaced, victims_total, victims_by_class, apps_hit, pdbs_exceeded}]}, highest first.",
+    "properties": {
+        k: {}
+        for k in [
+            "template",
+            "limit",
+            "fit_now",
+            "fit_by_preempting",
+            "unplaced",
+            "stop_reason",
+            "curve",
+            "victims",
+            "size",
+            "classes",
+        ]
+    },
+    "required": ["limit"],
+}
+
+
 @extend_schema_field(
     {
-        "oneOf": [_POD_RESULT, _WORKLOAD_RESULT],
+        "oneOf": [_POD_RESULT, _WORKLOAD_RESULT, _CAPACITY_RESULT],
         "nullable": True,
         "description": "The contract of DESIGN.md for the analysis' `kind` (the same JSON as "
         "`manage.py whatif --format json`): the result contract of a pod, the workload "
-        "contract of a workload; null until the analysis is done.",
+        "contract of a workload, the capacity answer of a capacity what-if; null until the "
+        "analysis is done.",
     }
 )
 class ResultField(serializers.JSONField):

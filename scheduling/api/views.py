@@ -37,7 +37,7 @@ from scheduling.api.serializers import (
     RejectedNodeSerializer,
     ShareLinkSerializer,
 )
-from scheduling.constants import AnalysisSource
+from scheduling.constants import AnalysisKind, AnalysisSource
 from scheduling.models import Analysis
 
 FieldErrors = inline_serializer(
@@ -47,6 +47,8 @@ FieldErrors = inline_serializer(
         "manifest": serializers.ListField(child=serializers.CharField(), required=False),
         "objects": serializers.ListField(child=serializers.CharField(), required=False),
         "priority_classes": serializers.ListField(child=serializers.CharField(), required=False),
+        "limit": serializers.ListField(child=serializers.CharField(), required=False),
+        "size": serializers.ListField(child=serializers.CharField(), required=False),
         "non_field_errors": serializers.ListField(child=serializers.CharField(), required=False),
     },
 )
@@ -88,7 +90,12 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
             "or the objects) are the what-if's own classes, in effect for it only: new "
             "classes, or new values for the snapshot's; a class the API server would refuse "
             "(value above 1000000000, a 'system-' name, a second globalDefault) answers 400 "
-            "naming the object and its field."
+            "naming the object and its field. "
+            '`{"kind": "capacity", "pod"|"manifest": ..., "limit": N}` asks how many '
+            "replicas of one Pod fit (as the pods of one ReplicaSet), without and with "
+            'preemption, with the cost of each; `{"kind": "capacity", "size": {"cpu", '
+            '"memory"}, "limit": N}` asks it of one pod of that size in every user '
+            "PriorityClass. `result` then holds the capacity answer."
         ),
         request=AnalysisCreateSerializer,
         responses={
@@ -106,7 +113,18 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
         field = data["field"]
         classes, classes_field = data["priority_classes"], data["classes_field"]
         try:
-            if "objects" in data:
+            if data.get("kind") == AnalysisKind.CAPACITY:
+                analysis = services.analysis_create_capacity(
+                    snapshot=snapshot,
+                    pod=data.get("pod"),
+                    size=data.get("size"),
+                    limit=data["limit"],
+                    source=AnalysisSource.API,
+                    field=field,
+                    priority_classes=classes,
+                    classes_field=classes_field,
+                )
+            elif "objects" in data:
                 analysis = services.analysis_create_workload(
                     snapshot=snapshot,
                     objects=data["objects"],
