@@ -168,12 +168,12 @@ def curve_svg(answer: Capacity) -> SafeString:
         parts.append(
             format_html(
                 '<rect x="{}" y="6" width="14" height="14" fill="{}"/>'
-                '<text class="legend" x="{}" y="18" data-legend="{}">{}</text>',
+                '<text class="legend" x="{}" y="18"{}>{}</text>',
                 round(x, 1),
                 fill,
                 round(x + 18, 1),
+                format_html(' data-class="{}"', label) if label in dict(fills) else "",
                 label,
-                label if label in dict(fills) else "",
             )
         )
         x += w

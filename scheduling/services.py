@@ -441,7 +441,7 @@ def analysis_create_capacity(
     stored: dict[str, Any] = {"limit": limit}
     if size is not None:
         stored |= {"objects": [], "size": size.to_dict()}
-        pod_key = f"every class, {size.cpu} cpu / {size.memory}"
+        pod_key = f"every class, {size.cpu} CPU / {size.memory}"
     else:
         try:
             pod_key = pod_validate(snapshot=snapshot, pod=pod, priority_classes=classes)
@@ -943,6 +943,7 @@ def _capacity_store(
         outcome=capacity_outcome(answer),
         summary=sentence[:500],
         simulation=stored,
+        **({"progress_cycle": answer.cycles} if isinstance(answer, Capacity) else {}),
     )
 
 

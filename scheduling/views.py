@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.core.paginator import Paginator
@@ -182,6 +183,7 @@ def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
             "manifest": services.analysis_manifest(analysis=earlier),
             "recreate_victims": earlier.recreate_victims,
             "timeline": earlier.timeline,
+            "limit": earlier.pod.get("limit") if earlier.is_capacity else None,
         }
         mode = "manifest"
     if request.method == "POST":
@@ -209,7 +211,7 @@ def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
         {
             "snapshot": snapshot,
             "mode": mode,
-            "capacity_limit": request.POST.get("limit") or DEFAULT_LIMIT,
+            "capacity_limit": request.POST.get("limit") or initial.get("limit") or DEFAULT_LIMIT,
             "max_limit": MAX_LIMIT,
             "manifest_form": manifest_form,
             "pod_form": pod_form,
@@ -576,6 +578,7 @@ def analysis_detail(request: HtmxHttpRequest, analysis_id: int) -> HttpResponse:
         page_url=light.get_absolute_url(),
         shared=False,
         extra=lambda a: {
+            "edit_url": _edit_url(a),
             "share_links": _share_links(request, a),
             "other_snapshots": [
                 s
@@ -587,6 +590,16 @@ def analysis_detail(request: HtmxHttpRequest, analysis_id: int) -> HttpResponse:
             ),
         },
     )
+
+
+def _edit_url(analysis: Analysis) -> str:
+    """Where "Edit and run again" starts: the room page with the size of an every-class
+    table, else the what-if form holding what was submitted."""
+    if analysis.is_capacity and analysis.is_by_class:
+        size = analysis.pod["size"]
+        query = urlencode({**size, "limit": analysis.pod["limit"]})
+        return reverse("scheduling:snapshot-room", args=[analysis.snapshot_id]) + f"?{query}"
+    return reverse("scheduling:analysis-new", args=[analysis.snapshot_id]) + f"?from={analysis.pk}"
 
 
 def _rejected_nodes(

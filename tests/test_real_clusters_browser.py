@@ -14,6 +14,8 @@ import pytest
 from clusters import services as cluster_services
 from clusters.models import Pod
 from scheduling import services
+from scheduling.engine.capacity import Capacity, Size
+from scheduling.presenters import plural
 from tests.clusters.builders import make_deployment
 from tests.conftest import browser_login
 
@@ -97,6 +99,17 @@ def _pages(snapshot: Any, klass: str) -> list[str]:
             snapshot=snapshot, objects=[_deployment(12, klass)], timeline=True
         ).pk
     )
+    # How many fit: a 1.5-CPU template's replicas one by one, and one size in every class.
+    room = services.analysis_run(
+        analysis_id=services.analysis_create_capacity(
+            snapshot=snapshot, pod=_pod("room", "1500m", klass), limit=40
+        ).pk
+    )
+    table = services.analysis_run(
+        analysis_id=services.analysis_create_capacity(
+            snapshot=snapshot, size=Size("1500m", "2Gi"), limit=10
+        ).pk
+    )
     link = services.share_link_create(analysis=single)
     # What each result's headline must begin with, from the stored answers.
     words = {"fits": "Fits on", "preempts": "Preempts", "unschedulable": "Cannot be scheduled"}
@@ -105,6 +118,12 @@ def _pages(snapshot: Any, klass: str) -> list[str]:
         run = a.run
         assert run is not None
         HEADLINES[a.get_absolute_url()] = f"{run.bound_count} of 12 replicas run"
+    answer = room.room
+    assert isinstance(answer, Capacity)
+    HEADLINES[room.get_absolute_url()] = (
+        f"{plural(answer.fit_now, 'replica')} of" if answer.fit_now else "No replica of"
+    )
+    HEADLINES[table.get_absolute_url()] = "Room for a 1500m CPU, 2Gi pod in"
     pod = Pod.objects.filter(snapshot=snapshot).order_by("-priority", "name").first()
     assert pod is not None
     base = f"/snapshots/{snapshot.pk}"
@@ -121,6 +140,9 @@ def _pages(snapshot: Any, klass: str) -> list[str]:
         plain.get_absolute_url(),
         cascade.get_absolute_url(),
         timed.get_absolute_url(),
+        room.get_absolute_url(),
+        table.get_absolute_url(),
+        f"{base}/room/",
         link.get_absolute_url(),
         "/analyses/",
         "/snapshots/",

@@ -61,8 +61,9 @@ class Placement(enum.Enum):
 
 
 def class_of(pod: Pod) -> str:
-    """The name a victim's class goes by in the split: its PriorityClass, or its value."""
-    return pod.priority_class_name or str(pod.priority)
+    """The name a victim's class goes by in the split: its PriorityClass, or "priority N"
+    for a pod that names none."""
+    return pod.priority_class_name or f"priority {pod.priority}"
 
 
 def app_of(pod: Pod) -> str:

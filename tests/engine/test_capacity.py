@@ -286,3 +286,16 @@ def test_the_answer_is_what_the_simulate_run_says(
     # A class that may not preempt never has a victim.
     if answer.template.preemption_policy == "Never":
         assert answer.victims == () and answer.fit_by_preempting == 0
+
+
+def test_a_victim_without_a_class_is_counted_under_its_value() -> None:
+    # One 4-CPU node full of a classless pod of priority 5: the "low" template (100)
+    # preempts it, and the split names it by its value.
+    items = [
+        *_classes(),
+        make_node("n").capacity(cpu="4", memory="16Gi", pods="110").obj(),
+        make_pod("old").priority(5).node("n").req(cpu="4").obj(),
+    ]
+    answer = capacity(items, _template("low"), limit=1)
+    assert answer.victims_by_class == {"priority 5": 1}
+    assert answer.curve[0].victims_by_class == {"priority 5": 1}

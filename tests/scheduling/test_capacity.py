@@ -143,7 +143,7 @@ def test_every_class_at_once_over_the_api(api: APIClient, demo_snapshot: Any) ->
     )
     assert r.status_code == 202, r.content
     analysis = _run(r.json()["id"])
-    assert analysis.pod_key == "every class, 1 cpu / 2Gi"
+    assert analysis.pod_key == "every class, 1 CPU / 2Gi"
     result = analysis.result
     assert result is not None
     rows = {row["priority_class"]: row for row in result["classes"]}
@@ -335,3 +335,23 @@ def test_the_analyses_list_shows_the_sentence_and_the_victims(
     assert "14 fit by preempting 14 pods" in html
     row = html[html.index(analysis.get_absolute_url()) :]
     assert re.search(r'<td class="num"[^>]*>14</td>', row)
+
+
+def test_edit_and_run_again_starts_from_what_was_asked(
+    owner_client: Any, demo_snapshot: Any
+) -> None:
+    analysis = _done(demo_snapshot, limit=4)
+    page = owner_client.get(analysis.get_absolute_url()).content.decode()
+    edit = re.search(r'id="edit-rerun" href="([^"]+)"', page)
+    assert edit is not None
+    form = owner_client.get(edit.group(1).replace("&amp;", "&")).content.decode()
+    assert "name: orange-0" in form and 'id="capacity-limit" value="4"' in form
+    table = _run(
+        services.analysis_create_capacity(snapshot=demo_snapshot, size=Size("2", "4Gi"), limit=9).pk
+    )
+    page = owner_client.get(table.get_absolute_url()).content.decode()
+    edit = re.search(r'id="edit-rerun" href="([^"]+)"', page)
+    assert edit is not None
+    assert edit.group(1).replace("&amp;", "&") == (
+        f"/snapshots/{demo_snapshot.pk}/room/?cpu=2&memory=4Gi&limit=9"
+    )
