@@ -67,7 +67,7 @@ def test_it_queues_a_capacity_analysis_and_answers_with_the_demo_count(
 
 
 def test_a_manifest_with_one_pod_and_its_class_is_a_template(
-    api: APIClient, demo_snapshot: Any
+    api: APIClient, owner_client: Any, demo_snapshot: Any
 ) -> None:
     manifest = (
         "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: cat-9}\n"
@@ -86,6 +86,8 @@ def test_a_manifest_with_one_pod_and_its_class_is_a_template(
     # A 3-CPU pod needs all three 1-CPU app pods of a node gone (300-400m are free): at
     # most one replica on each of node-1..node-4; node-5 keeps its 1-CPU ingress pod.
     assert room["fit_now"] == 0 and room["fit_by_preempting"] == 4
+    page = owner_client.get(analysis.get_absolute_url()).content.decode()
+    assert 'id="submitted-classes"' in page and "cat-9" in page
 
 
 @pytest.mark.parametrize(
