@@ -357,3 +357,17 @@ def test_edit_and_run_again_starts_from_what_was_asked(
     assert edit.group(1).replace("&amp;", "&") == (
         f"/snapshots/{demo_snapshot.pk}/room/?cpu=2&memory=4Gi&limit=9"
     )
+
+
+def test_the_comparison_neither_offers_nor_is_offered_a_capacity_answer(
+    owner_client: Any, demo_snapshot: Any
+) -> None:
+    capacity = _done(demo_snapshot, limit=3)
+    pod = _run(services.analysis_create(snapshot=demo_snapshot, pod=demo_cat3_pod()).pk)
+    other = _run(services.analysis_create(snapshot=demo_snapshot, pod=demo_cat3_pod()).pk)
+    page = owner_client.get(pod.get_absolute_url()).content.decode()
+    picker = page.split('id="compare-with"', 1)[1]
+    assert f'value="{other.pk}"' in picker
+    assert f'value="{capacity.pk}"' not in picker
+    page = owner_client.get(capacity.get_absolute_url()).content.decode()
+    assert 'id="compare-with"' not in page
