@@ -34,6 +34,7 @@ from .config import EngineConfig
 from .errors import InvalidInput
 from .hypothetical import with_priority_classes
 from .objects import CPU, MEMORY, PREEMPT_LOWER_PRIORITY, Pod
+from .plan.index import is_system_class
 from .quantity import QuantityError, resource_value
 from .simulate import Simulation, simulate
 from .simulate.result import CycleResult
@@ -546,7 +547,7 @@ def user_classes(cluster: Cluster) -> list[str]:
     return [
         pc.name
         for pc in sorted(cluster.priority_classes, key=lambda pc: (-pc.value, pc.name))
-        if not pc.builtin and not pc.name.startswith("system-")
+        if not is_system_class(pc)
     ]
 
 
