@@ -133,6 +133,11 @@ def class_fills(answer: Capacity) -> list[tuple[str, str]]:
     ]
 
 
+def _clears(x: float, previous: float, label: str, size: float = 12) -> bool:
+    """Whether a label centred at ``x`` stands clear of one as wide centred at ``previous``."""
+    return x - previous >= text_width(label, size) + 6
+
+
 def curve_svg(answer: Capacity) -> SafeString:
     """The cost curve: replicas placed on x (up to the limit), the victims taken so far on
     y, stacked by their class (lowest priority at the bottom); a band over the replicas
@@ -246,6 +251,7 @@ def curve_svg(answer: Capacity) -> SafeString:
                 w,
             )
         )
+    last_label = -100.0
     for row in replica_rows(answer):
         if not row.new_pdbs:
             continue
@@ -253,8 +259,7 @@ def curve_svg(answer: Capacity) -> SafeString:
         parts.append(
             format_html(
                 '<line class="pdb-mark" x1="{}" x2="{}" y1="{}" y2="{}" data-replica="{}">'
-                "<title>replica {}: {} exceeded so far</title></line>"
-                '<text class="pdb-mark" x="{}" y="{}" text-anchor="middle">{}</text>',
+                "<title>replica {}: {} exceeded so far</title></line>",
                 xm,
                 xm,
                 top,
@@ -262,11 +267,21 @@ def curve_svg(answer: Capacity) -> SafeString:
                 row.point.replica,
                 row.point.replica,
                 plural(row.point.pdbs_exceeded, "PDB"),
-                xm,
-                top - 4,
-                row.point.pdbs_exceeded,
             )
         )
+        # The count above the line, unless the previous count stands too close (the line
+        # keeps its title).
+        label = str(row.point.pdbs_exceeded)
+        if _clears(xm, last_label, label):
+            last_label = xm
+            parts.append(
+                format_html(
+                    '<text class="pdb-mark" x="{}" y="{}" text-anchor="middle">{}</text>',
+                    xm,
+                    top - 4,
+                    label,
+                )
+            )
     if answer.unplaced:
         x0 = left + step * len(answer.curve)
         parts.append(
@@ -284,7 +299,7 @@ def curve_svg(answer: Capacity) -> SafeString:
     last_x = -100.0
     for m in sorted(marks):
         xm = left + step * m - step / 2
-        if xm - last_x < text_width(str(answer.limit), 11) + 6:
+        if not _clears(xm, last_x, str(answer.limit), size=11):
             continue
         last_x = xm
         parts.append(
