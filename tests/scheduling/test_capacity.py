@@ -371,3 +371,24 @@ def test_the_comparison_neither_offers_nor_is_offered_a_capacity_answer(
     assert f'value="{capacity.pk}"' not in picker
     page = owner_client.get(capacity.get_absolute_url()).content.decode()
     assert 'id="compare-with"' not in page
+
+
+def test_out_of_time_fails_naming_the_limit_and_a_retry_answers(
+    demo_snapshot: Any, settings: Any
+) -> None:
+    settings.PREEMPTLAB_ANALYSIS_SECONDS = 0.0  # spent before the first cycle ends
+    failed = _done(demo_snapshot, limit=20)
+    assert failed.status == AnalysisStatus.FAILED
+    assert "PREEMPTLAB_ANALYSIS_SECONDS" in failed.error
+    assert failed.result is None
+    settings.PREEMPTLAB_ANALYSIS_SECONDS = 120.0
+    again = _run(services.analysis_retry(analysis=failed).pk)
+    assert again.status == AnalysisStatus.DONE and again.attempts == 2
+    assert again.room is not None and again.room.fit_by_preempting == 14
+
+
+def test_a_result_too_large_to_store_fails_saying_so(demo_snapshot: Any, settings: Any) -> None:
+    settings.PREEMPTLAB_MAX_RESULT_BYTES = 1000  # the demo's answer of 14 replicas is larger
+    failed = _done(demo_snapshot, limit=20)
+    assert failed.status == AnalysisStatus.FAILED
+    assert "PREEMPTLAB_MAX_RESULT_BYTES" in failed.error
