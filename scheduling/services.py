@@ -415,7 +415,7 @@ def capacity_size_check(*, cpu: Any, memory: Any, field: str = "size") -> Size:
     try:
         return Size(cpu.strip(), memory.strip()).check()
     except InvalidInput as e:
-        raise PodRejected(f"{e.field}: {e}", field=field, engine_field=e.field) from None
+        raise PodRejected(str(e), field=field, engine_field=e.field) from None
 
 
 def analysis_create_capacity(

@@ -155,6 +155,13 @@ def test_every_class_at_once_over_the_api(api: APIClient, demo_snapshot: Any) ->
     assert result["size"] == {"cpu": "1", "memory": "2Gi"}
 
 
+def test_a_bad_size_is_named_once_in_the_error(api: APIClient, demo_snapshot: Any) -> None:
+    r = _post(api, demo_snapshot, {"kind": "capacity", "size": {"cpu": "two", "memory": "1Gi"}})
+    assert r.status_code == 400
+    (message,) = r.json()["size"]
+    assert message.startswith("cpu: 'two' is not a quantity")
+
+
 def test_another_users_snapshot_and_analysis_answer_404(
     api: APIClient, stranger_api: APIClient, demo_snapshot: Any
 ) -> None:
