@@ -43,6 +43,7 @@ WHATIF_OPTIONS = (
     ("--min-candidate-nodes-absolute", True, "DefaultPreemptionArgs (default 100)"),
     ("--preemption-offset", True, "answer as the real dry run from this offset"),
     ("--priority-class", "append", "a class for this what-if only, NAME=VALUE (repeatable)"),
+    ("--capacity", True, "how many replicas of the Pod fit, trying up to N"),
 )
 
 
@@ -94,7 +95,7 @@ def parser() -> argparse.ArgumentParser:
         "(--format text|json|markdown, --recreate-victims, --timeline, --fail-on-preempt, "
         "--fail-on-victim-priority-above N, --fail-on-pdb-violation, --protect CLASS,..., "
         "--min-candidate-nodes-percentage P, --min-candidate-nodes-absolute N, "
-        "--preemption-offset N, --priority-class NAME=VALUE). PriorityClass documents in the "
+        "--preemption-offset N, --priority-class NAME=VALUE, --capacity N). PriorityClass documents in the "
         "manifest are the what-if's own classes, for that run only. Exit status 0, 1 when a gate trips, 2 on bad input.",
     )
     w.add_argument("snapshot", nargs="*", help="snapshot files, or - (default: the live cluster)")

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from scheduling.engine import analyze, read_documents
+from scheduling.engine.capacity import capacity
 
 from .conftest import DEMO, POD, REAL
 from .fake_apiserver import FakeAPIServer
@@ -46,6 +47,15 @@ def test_whatif_on_a_file_is_the_engines_answer(run_cli: Any) -> None:
     r = run_cli("whatif", str(DEMO), "-f", str(POD), "--format", "json")
     assert r.returncode == 0, r.stderr.decode()
     assert json.loads(r.stdout) == _expected(_demo_objects())
+
+
+def test_whatif_capacity_is_the_engines_answer(run_cli: Any) -> None:
+    r = run_cli("whatif", str(DEMO), "-f", str(POD), "--capacity", "20", "--format", "json")
+    assert r.returncode == 0, r.stderr.decode()
+    pod = read_documents(POD.read_bytes(), POD.name)[0]
+    assert json.loads(r.stdout) == capacity(_demo_objects(), pod, limit=20).to_dict()
+    r = run_cli("whatif", str(DEMO), "-f", str(POD), "--capacity", "0")
+    assert r.returncode == 2 and "from 1 to" in r.stderr.decode()
 
 
 def test_gates_and_bad_input_keep_their_exit_statuses(run_cli: Any, tmp_path: Path) -> None:

@@ -3,13 +3,17 @@ run as the other kinds are, shown on its own page and through its share links.""
 
 from __future__ import annotations
 
+import json
 import re
+from io import StringIO
 from typing import Any
 
 import pytest
+import yaml
+from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
-from clusters.demo import demo_cat3_pod
+from clusters.demo import demo_cat3_pod, demo_objects
 from scheduling import services
 from scheduling.constants import AnalysisKind, AnalysisStatus, Outcome
 from scheduling.engine.capacity import MAX_LIMIT, Size
@@ -399,3 +403,44 @@ def test_a_result_too_large_to_store_fails_saying_so(demo_snapshot: Any, setting
     failed = _done(demo_snapshot, limit=20)
     assert failed.status == AnalysisStatus.FAILED
     assert "PREEMPTLAB_MAX_RESULT_BYTES" in failed.error
+
+
+# The command line ------------------------------------------------------------------------
+
+
+def _files(tmp_path: Any) -> tuple[str, str]:
+    snap = tmp_path / "snap.json"
+    snap.write_text(json.dumps(demo_objects()))
+    pod = tmp_path / "pod.yaml"
+    pod.write_text(yaml.safe_dump(demo_cat3_pod()))
+    return str(snap), str(pod)
+
+
+def test_whatif_capacity_prints_the_answer_as_json_and_as_text(tmp_path: Any) -> None:
+    snap, pod = _files(tmp_path)
+    out = StringIO()
+    call_command("whatif", snap, pod, "--capacity", "20", "--format", "json", stdout=out)
+    answer = json.loads(out.getvalue())
+    assert (answer["fit_now"], answer["fit_by_preempting"], answer["unplaced"]) == (0, 14, 6)
+    out = StringIO()
+    call_command("whatif", snap, pod, "--capacity", "20", stdout=out)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("No replica of this 1 CPU, 2Gi cat-3 pod fits as the cluster")
+    assert sum(1 for line in lines if " preempts on node-" in line) == 14
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        (["--capacity", "0"], "from 1 to"),
+        (["--capacity", "5", "--fail-on-preempt"], "does not take a --fail-on/--protect gate"),
+        (["--capacity", "5", "--timeline"], "does not take --timeline"),
+        (["--capacity", "5", "--format", "markdown"], "does not take --format markdown"),
+    ],
+)
+def test_whatif_capacity_refuses_what_does_not_apply(
+    tmp_path: Any, extra: list[str], says: str
+) -> None:
+    snap, pod = _files(tmp_path)
+    with pytest.raises(CommandError, match=says):
+        call_command("whatif", snap, pod, *extra, stdout=StringIO())

@@ -9,6 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from scheduling.capacity_presenters import render_capacity_text
 from scheduling.engine import (
     Cluster,
     EngineConfig,
@@ -16,6 +17,7 @@ from scheduling.engine import (
     analyze,
     simulate,
 )
+from scheduling.engine.capacity import MAX_LIMIT, capacity
 from scheduling.engine.hypothetical import (
     priority_class_object,
     split_priority_classes,
@@ -97,6 +99,14 @@ class Command(BaseCommand):
             help="a PriorityClass for this what-if only (repeatable): a new class, or a new "
             "value for the snapshot's class of that name; PriorityClass documents in the Pod "
             "or workload file are taken the same way",
+        )
+        parser.add_argument(
+            "--capacity",
+            type=int,
+            metavar="N",
+            help=f"how many replicas of the Pod fit, trying up to N (1 to {MAX_LIMIT}): as "
+            "the cluster stands, by preempting, and what each costs (the gates, "
+            "--recreate-victims and --timeline do not apply)",
         )
         parser.add_argument(
             "--fail-on-preempt", action="store_true", help="fail when the pod would preempt any pod"
@@ -196,6 +206,35 @@ class Command(BaseCommand):
         if failed:
             raise GateFailed(plain("; ".join(failed)), returncode=gates.GATE_FAILED)
 
+    def _capacity(
+        self,
+        cluster: Cluster,
+        objects: list[Any],
+        options: dict[str, Any],
+        chosen: list[gates.Gate],
+    ) -> None:
+        """How many replicas of one Pod fit: the answer's JSON, or the page's sentence and
+        the replicas as text."""
+        if len(objects) != 1 or objects[0].get("kind") not in ("Pod", None):
+            raise InvalidInput("--capacity takes one Pod: its replicas are tried as a ReplicaSet's")
+        unused = [
+            flag
+            for flag, on in (
+                ("a --fail-on/--protect gate", bool(chosen)),
+                ("--recreate-victims", options["recreate_victims"]),
+                ("--timeline", options["timeline"]),
+                ("--format markdown (text or json)", options["format"] == "markdown"),
+            )
+            if on
+        ]
+        if unused:
+            raise InvalidInput(f"--capacity does not take {unused[0]}")
+        answer = capacity(cluster, objects[0], limit=options["capacity"])
+        if options["format"] == "json":
+            self.stdout.write(json.dumps(answer.to_dict(), indent=2))
+        else:
+            self.stdout.write(render_capacity_text(answer), ending="")
+
     def _config(self, options: dict[str, Any]) -> EngineConfig:
         """The preemption arguments given on the command line over the defaults."""
         config = EngineConfig()
@@ -264,6 +303,9 @@ class Command(BaseCommand):
             # gates' class names, the run); the file's first, then the options'.
             cluster = with_priority_classes(cluster, classes + given_classes)
             self._check_protected(options, cluster)
+            if options["capacity"] is not None:
+                self._capacity(cluster, objects, options, chosen)
+                return
             if (
                 len(objects) != 1
                 or objects[0].get("kind") not in ("Pod", None)
