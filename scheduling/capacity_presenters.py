@@ -12,7 +12,6 @@ from django.utils.safestring import SafeString, mark_safe
 
 from scheduling.engine.capacity import Capacity, CurvePoint, Placement, RoomByClass
 from scheduling.presenters import format_quantity, join_names, plural
-from scheduling.reports.escaping import plain
 from scheduling.workload_presenters import text_width
 
 # Fills of the victims' classes in the curve, lowest-priority class first (as stacked).
@@ -316,30 +315,3 @@ def curve_svg(answer: Capacity) -> SafeString:
     )
     parts.append(mark_safe("</svg>"))
     return mark_safe("".join(str(p) for p in parts))
-
-
-def render_capacity_text(answer: Capacity | RoomByClass) -> str:
-    """The plain-text report of a capacity what-if (``manage.py whatif --capacity N``): the
-    page's sentence, then the replicas (or, for every class, the table's rows)."""
-    if isinstance(answer, RoomByClass):
-        lines = [room_sentence(answer) + ".", ""]
-        lines.append("  class  value  fit now  by preempting  left  victims  apps  PDBs over")
-        for r in answer.rows:
-            lines.append(
-                f"  {r.priority_class}  {r.value}  {r.fit_now}  {r.fit_by_preempting}  "
-                f"{r.unplaced}  {r.victims_total}  {r.apps_hit}  {r.pdbs_exceeded}"
-            )
-    else:
-        lines = [capacity_sentence(answer) + ".", stop_text(answer), ""]
-        lines.append("Replicas (victims so far, apps hit, PDBs over):")
-        for p in answer.curve:
-            how = "fits" if p.placement is Placement.NOW else "preempts"
-            own = f"; evicts {', '.join(p.preempted)}" if p.preempted else ""
-            lines.append(
-                f"  {p.replica:>4}  {p.pod}  {how} on {p.node}{own}  "
-                f"({p.victims_total}, {p.apps_hit}, {p.pdbs_exceeded})"
-            )
-        if answer.pdbs_exceeded:
-            lines += ["", "Taken past their budget: " + ", ".join(answer.pdbs_exceeded)]
-    # Names come from files this report did not write: none may start a line of its own.
-    return "\n".join(plain(line) for line in lines) + "\n"

@@ -1,4 +1,5 @@
-"""The plain-text reports of ``manage.py whatif --format text``, a pod's and a workload's.
+"""The plain-text reports of ``manage.py whatif --format text``: a pod's, a workload's and
+a capacity answer's (``--capacity N``).
 
 They say what the result pages say, in the same words and with the same counts: the
 sentences, the score table, the tie-break criteria and the groups of other nodes come
@@ -8,9 +9,11 @@ timeline presenters over the same run.
 
 from __future__ import annotations
 
+from scheduling import capacity_presenters as cp
 from scheduling import presenters
 from scheduling import workload_presenters as wp
 from scheduling.engine import Explanation, Outcome
+from scheduling.engine.capacity import Capacity, Placement
 from scheduling.reports.escaping import plain
 from scheduling.timeline_presenters import waits_sentences
 from scheduling.workloads import WorkloadRun
@@ -144,5 +147,22 @@ def render_workload_text(run: WorkloadRun) -> str:
     if run.recreate_victims and run.owners:
         lines += ["", "The cascade (running before -> at the end):"]
         lines += [f"  {o.namespace}/{o.owner}: {o.before} -> {o.after}" for o in run.owners]
+    # Names come from files this report did not write: none may start a line of its own.
+    return "\n".join(plain(line) for line in lines) + "\n"
+
+
+def render_capacity_text(answer: Capacity) -> str:
+    """The page's sentence, then the replicas one a line."""
+    lines = [cp.capacity_sentence(answer) + ".", cp.stop_text(answer), ""]
+    lines.append("Replicas (victims so far, apps hit, PDBs over):")
+    for p in answer.curve:
+        how = "fits" if p.placement is Placement.NOW else "preempts"
+        own = f"; evicts {', '.join(p.preempted)}" if p.preempted else ""
+        lines.append(
+            f"  {p.replica:>4}  {p.pod}  {how} on {p.node}{own}  "
+            f"({p.victims_total}, {p.apps_hit}, {p.pdbs_exceeded})"
+        )
+    if answer.pdbs_exceeded:
+        lines += ["", "Taken past their budget: " + ", ".join(answer.pdbs_exceeded)]
     # Names come from files this report did not write: none may start a line of its own.
     return "\n".join(plain(line) for line in lines) + "\n"

@@ -9,7 +9,6 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from scheduling.capacity_presenters import render_capacity_text
 from scheduling.engine import (
     Cluster,
     EngineConfig,
@@ -33,7 +32,7 @@ from scheduling.management.inputs import (
 from scheduling.reports import gates
 from scheduling.reports.escaping import plain
 from scheduling.reports.markdown import render_markdown, render_workload_markdown
-from scheduling.reports.text import render_text, render_workload_text
+from scheduling.reports.text import render_capacity_text, render_text, render_workload_text
 from scheduling.workloads import WorkloadRun
 
 
