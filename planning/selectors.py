@@ -22,7 +22,11 @@ class NotAnswered(Exception):
     def __init__(self, field: str, analysis: Analysis) -> None:
         self.field = field
         self.analysis = analysis
-        if analysis.is_failed:
+        if analysis.is_capacity:
+            why = (
+                "counts how many replicas fit: the comparison reads a pod's or a workload's answer"
+            )
+        elif analysis.is_failed:
             why = "failed: it has no answer to compare (run it again)"
         elif analysis.is_done:
             why = "has no stored answer to compare (run it again)"
@@ -34,7 +38,7 @@ class NotAnswered(Exception):
 
 def answer_of(analysis: Analysis) -> Answer | None:
     """An analysis' answer, from what it stored; None until it is done."""
-    if not analysis.is_done:
+    if not analysis.is_done or analysis.is_capacity:
         return None
     about = {"analysis": analysis.pk, "snapshot_id": analysis.snapshot_id}
     name = analysis.snapshot.name

@@ -166,3 +166,18 @@ def test_the_schema_documents_it(api: APIClient) -> None:
     # The analyses' enums keep their names: an answer's kind and outcome share them.
     assert answer["kind"] == {"$ref": "#/components/schemas/KindEnum"}
     assert answer["outcome"]["allOf"] == [{"$ref": "#/components/schemas/OutcomeEnum"}]
+
+
+def test_a_capacity_answer_is_not_compared_and_says_why(
+    api: APIClient, pair: Any, demo_snapshot: Any, no_broker: Any
+) -> None:
+    a, _ = pair
+    counted = services.analysis_run(
+        analysis_id=services.analysis_create_capacity(
+            snapshot=demo_snapshot, pod=demo_pod("c", "cat-3"), limit=3
+        ).pk
+    )
+    assert counted.is_done
+    r = api.get(URL, {"a": a.pk, "b": counted.pk})
+    assert r.status_code == 409
+    assert "counts how many replicas fit" in r.json()["b"][0]
