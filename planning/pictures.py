@@ -8,7 +8,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from planning.plan import Plan
 from scheduling.engine.words import plural
-from scheduling.workload_presenters import text_width
+from scheduling.presenters.workload import text_width
 
 _BAR_W = 420
 _ROW_H = 40

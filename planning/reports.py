@@ -9,7 +9,7 @@ import re
 from planning.plan import SEVERITIES, Plan
 from scheduling.engine.plan import ClassRung, Finding
 from scheduling.engine.words import plural
-from scheduling.presenters import format_quantity
+from scheduling.presenters.pod import format_quantity
 from scheduling.reports.escaping import md_code, md_text, plain
 
 _SEVERITY_WORDS = {

@@ -31,7 +31,6 @@ from config.kube_names import metadata_problem
 from config.leases import lease_heartbeat, lease_release_fields
 from scheduling import cluster_cache
 from scheduling.budgets import AnalysisBudget, OutOfTime, check_unfinished, result_too_large
-from scheduling.capacity_presenters import capacity_sentence, room_sentence
 from scheduling.constants import (
     MAX_MANIFEST_BYTES,
     AnalysisKind,
@@ -74,7 +73,8 @@ from scheduling.engine.workload import (
     workload_objects,
 )
 from scheduling.models import Analysis, ShareLink, capacity_to_json
-from scheduling.workload_presenters import workload_sentence
+from scheduling.presenters.capacity import capacity_sentence, room_sentence
+from scheduling.presenters.workload import workload_sentence
 from scheduling.workloads import WorkloadRun
 
 logger = logging.getLogger(__name__)

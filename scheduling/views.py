@@ -32,15 +32,7 @@ from clusters.selectors import pod_manifest, snapshot_demo_find, snapshot_get, s
 from clusters.services import snapshot_load_demo
 from config.faults import BrokerUnavailable
 from planning import selectors as planning_selectors
-from scheduling import (
-    capacity_presenters,
-    presenters,
-    rendered_cache,
-    selectors,
-    services,
-    timeline_presenters,
-    workload_presenters,
-)
+from scheduling import rendered_cache, selectors, services
 from scheduling.constants import (
     CANDIDATES_PER_PAGE,
     CAPACITY_ROWS_PER_PAGE,
@@ -57,6 +49,10 @@ from scheduling.engine import CandidateRecord, Explanation
 from scheduling.engine.capacity import DEFAULT_LIMIT, MAX_LIMIT, Capacity, RoomByClass
 from scheduling.forms import CloneForm, ManifestForm, PodForm, RoomForm, ScaleUpForm
 from scheduling.models import Analysis
+from scheduling.presenters import capacity as capacity_presenters
+from scheduling.presenters import pod as pod_presenters
+from scheduling.presenters import timeline as timeline_presenters
+from scheduling.presenters import workload as workload_presenters
 from scheduling.reports.escaping import md_text
 from scheduling.reports.markdown import render_markdown, render_workload_markdown
 from scheduling.workloads import WorkloadRun
@@ -417,7 +413,7 @@ def workload_context(
         "cascade": workload_presenters.cascade_sentence(run),
         "glossary": workload_presenters.glossary(run),
         "pdb_paragraphs": [(r, workload_presenters.pdb_paragraph(r)) for r in run.pdb_report],
-        "victim_page": presenters.paginate(
+        "victim_page": pod_presenters.paginate(
             workload_presenters.victim_groups(run),
             page=victims_page,
             per_page=VICTIM_GROUPS_PER_PAGE,
@@ -427,14 +423,14 @@ def workload_context(
         "wait_sentences": timeline_presenters.waits_sentences(run, waits),
         "pod_waits": {w.pod: w for w in waits},
         "nodes_svg": workload_presenters.nodes_svg(run.nodes),
-        "hypothetical": presenters.hypothetical_class_lines(run.hypothetical_classes),
-        "cycle_page": presenters.paginate(
+        "hypothetical": pod_presenters.hypothetical_class_lines(run.hypothetical_classes),
+        "cycle_page": pod_presenters.paginate(
             run.cycles, page=cycles_page, per_page=WORKLOAD_ROWS_PER_PAGE
         ),
-        "pod_page": presenters.paginate(
+        "pod_page": pod_presenters.paginate(
             run.pods, page=replicas_page, per_page=WORKLOAD_ROWS_PER_PAGE
         ),
-        "pending_page": presenters.paginate(
+        "pending_page": pod_presenters.paginate(
             run.left_pending(),
             page=pending_page,
             per_page=WORKLOAD_ROWS_PER_PAGE,
@@ -457,7 +453,7 @@ def capacity_context(
         "class_fills": capacity_presenters.class_fills(room),
         "template_size": capacity_presenters.size_text(dict(room.template.requests)),
         "pdbs_exceeded": [(p, room.pdb_budgets[p]) for p in room.pdbs_exceeded],
-        "replica_page": presenters.paginate(
+        "replica_page": pod_presenters.paginate(
             capacity_presenters.replica_rows(room),
             page=replicas_page,
             per_page=CAPACITY_ROWS_PER_PAGE,
@@ -469,33 +465,33 @@ def result_context(ex: Explanation, *, cpage: str | None = None) -> dict[str, An
     """What the result templates show of an explanation (the page, the shared page, and
     the tests that compare it with the CLI text)."""
     candidates = ex.candidates
-    page = presenters.paginate(candidates, page=cpage, per_page=CANDIDATES_PER_PAGE)
-    groups = presenters.rejected_groups(ex)
-    reason, message = presenters.event_message(ex)
+    page = pod_presenters.paginate(candidates, page=cpage, per_page=CANDIDATES_PER_PAGE)
+    groups = pod_presenters.rejected_groups(ex)
+    reason, message = pod_presenters.event_message(ex)
     return {
         "ex": ex,
-        "sentence": presenters.outcome_sentence(ex),
-        "why": presenters.why_sentence(ex),
-        "notices": presenters.input_notices(ex),
-        "hypothetical": presenters.hypothetical_class_lines(ex.hypothetical_classes),
-        "victim_notes": presenters.victim_notes(ex),
+        "sentence": pod_presenters.outcome_sentence(ex),
+        "why": pod_presenters.why_sentence(ex),
+        "notices": pod_presenters.input_notices(ex),
+        "hypothetical": pod_presenters.hypothetical_class_lines(ex.hypothetical_classes),
+        "victim_notes": pod_presenters.victim_notes(ex),
         "event_reason": reason,
         "event_message": message,
-        "score_table": presenters.score_table(ex),
-        "criteria": presenters.CRITERIA_EXPLAINED,
-        "criterion_columns": presenters.CRITERION_COLUMNS,
+        "score_table": pod_presenters.score_table(ex),
+        "criteria": pod_presenters.CRITERIA_EXPLAINED,
+        "criterion_columns": pod_presenters.CRITERION_COLUMNS,
         "candidate_page": page,
-        "candidate_rows": presenters.candidate_rows(
+        "candidate_rows": pod_presenters.candidate_rows(
             [c for c in page.object_list if isinstance(c, CandidateRecord)],
             start=page.start_index() - 1 if candidates else 0,
         ),
         "groups": groups,
         "group_preview": REJECTED_GROUP_NODES_PER_PAGE,
         "rejected_count": sum(g.count for g in groups),
-        "notes": presenters.sampling_notes(ex),
+        "notes": pod_presenters.sampling_notes(ex),
         "warnings": ex.warnings,
-        "svg": presenters.capacity_svg(ex.chosen_node, ex.victim_details, outcome=ex.outcome),
-        "victim_rows": presenters.victim_rows(ex),
+        "svg": pod_presenters.capacity_svg(ex.chosen_node, ex.victim_details, outcome=ex.outcome),
+        "victim_rows": pod_presenters.victim_rows(ex),
     }
 
 
@@ -616,11 +612,11 @@ def _rejected_nodes(
     ex = analysis.explained if analysis.is_done else None
     if ex is None:
         raise Http404("The analysis has no result yet.")
-    groups = presenters.rejected_groups(ex)
+    groups = pod_presenters.rejected_groups(ex)
     if not 0 <= group_index < len(groups):
         raise Http404("No such group of nodes.")
     group = groups[group_index]
-    page = presenters.paginate(
+    page = pod_presenters.paginate(
         group.nodes, page=request.GET.get("page"), per_page=REJECTED_GROUP_NODES_PER_PAGE
     )
     ctx = {

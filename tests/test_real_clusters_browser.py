@@ -15,7 +15,7 @@ from clusters import services as cluster_services
 from clusters.models import Pod
 from scheduling import services
 from scheduling.engine.capacity import Capacity, Size
-from scheduling.presenters import plural
+from scheduling.engine.words import plural
 from tests.clusters.builders import make_deployment
 from tests.conftest import browser_login
 

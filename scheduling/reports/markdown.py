@@ -9,10 +9,12 @@ that tripped, if any.
 
 from __future__ import annotations
 
-from scheduling import presenters, workload_presenters
 from scheduling.engine import Explanation, Outcome
+from scheduling.engine.words import plural
+from scheduling.presenters import pod as pod_presenters
+from scheduling.presenters import workload as workload_presenters
+from scheduling.presenters.timeline import waits_sentences
 from scheduling.reports.escaping import md_code, md_text
-from scheduling.timeline_presenters import waits_sentences
 from scheduling.workloads import WorkloadRun
 
 
@@ -54,11 +56,11 @@ def render_markdown(ex: Explanation, *, snapshot: str, gate_failures: list[str])
     lines = [
         f"### preemptlab: {md_code(ex.pod)} on {snapshot}",
         "",
-        f"**{md_text(presenters.outcome_sentence(ex))}** {md_text(presenters.why_sentence(ex))}",
+        f"**{md_text(pod_presenters.outcome_sentence(ex))}** {md_text(pod_presenters.why_sentence(ex))}",
         "",
         f"Priority {ex.priority}{klass}, preemptionPolicy {md_text(ex.preemption_policy)}.",
     ]
-    lines += _hypothetical(presenters.hypothetical_class_lines(ex.hypothetical_classes))
+    lines += _hypothetical(pod_presenters.hypothetical_class_lines(ex.hypothetical_classes))
     lines += _gates(gate_failures)
     if ex.outcome == Outcome.PREEMPTS:
         lines += ["", f"#### Victims on {md_code(ex.node)}", ""]
@@ -73,13 +75,13 @@ def render_markdown(ex: Explanation, *, snapshot: str, gate_failures: list[str])
                     (", ".join(md_code(p.pdb) for p in row.victim.pdbs) or "none")
                     + (" (violated)" if row.victim.violates_pdb else ""),
                 ]
-                for row in presenters.victim_rows(ex)
+                for row in pod_presenters.victim_rows(ex)
             ],
         )
     if ex.candidates:
-        rows = presenters.candidate_rows(ex.candidates)
+        rows = pod_presenters.candidate_rows(ex.candidates)
         body = _table(
-            ["Node", *(c.label for c in presenters.CRITERION_COLUMNS), "Verdict"],
+            ["Node", *(c.label for c in pod_presenters.CRITERION_COLUMNS), "Verdict"],
             [
                 [
                     md_code(r.node),
@@ -91,16 +93,16 @@ def render_markdown(ex: Explanation, *, snapshot: str, gate_failures: list[str])
                 for r in rows
             ],
         )
-        lines += _folded(f"Tie-break: {presenters.plural(len(rows), 'candidate node')}", body)
-    groups = presenters.rejected_groups(ex)
+        lines += _folded(f"Tie-break: {plural(len(rows), 'candidate node')}", body)
+    groups = pod_presenters.rejected_groups(ex)
     if groups:
         count = sum(g.count for g in groups)
         body = _table(
             ["Nodes", "Why", "Preemption"],
             [[g.count, md_text(g.label), md_text(g.verdict)] for g in groups],
         )
-        lines += _folded(f"{presenters.plural(count, 'node')} failed a filter", body)
-    reason, message = presenters.event_message(ex)
+        lines += _folded(f"{plural(count, 'node')} failed a filter", body)
+    reason, message = pod_presenters.event_message(ex)
     lines += ["", f"> Event {md_text(reason)}: {md_text(message)}"]
     return "\n".join(lines) + "\n"
 
@@ -109,8 +111,7 @@ def render_workload_markdown(run: WorkloadRun, *, snapshot: str, gate_failures: 
     """A workload's run as a pull-request comment: the page's sentence, the gates, the
     PDB report in words, the victims by owner, the pods left pending, the cycles folded."""
     what = "; ".join(
-        f"{md_text(o.kind)} {md_code(o.key)} ({presenters.plural(o.replicas, 'replica')})"
-        for o in run.objects
+        f"{md_text(o.kind)} {md_code(o.key)} ({plural(o.replicas, 'replica')})" for o in run.objects
     )
     lines = [
         f"### preemptlab: {what} on {snapshot}",
@@ -121,7 +122,7 @@ def render_workload_markdown(run: WorkloadRun, *, snapshot: str, gate_failures: 
     waits = waits_sentences(run)
     if waits:
         lines += ["", *[f"- {md_text(s)}" for s in waits]]
-    lines += _hypothetical(presenters.hypothetical_class_lines(run.hypothetical_classes))
+    lines += _hypothetical(pod_presenters.hypothetical_class_lines(run.hypothetical_classes))
     lines += _gates(gate_failures)
     if run.pdb_report:
         lines += ["", "#### PodDisruptionBudgets", ""]
@@ -169,5 +170,5 @@ def render_workload_markdown(run: WorkloadRun, *, snapshot: str, gate_failures: 
             for y in run.cycles
         ],
     )
-    lines += _folded(f"{presenters.plural(len(run.cycles), 'scheduling cycle')}", body)
+    lines += _folded(f"{plural(len(run.cycles), 'scheduling cycle')}", body)
     return "\n".join(lines) + "\n"

@@ -9,13 +9,14 @@ timeline presenters over the same run.
 
 from __future__ import annotations
 
-from scheduling import capacity_presenters as cp
-from scheduling import presenters
-from scheduling import workload_presenters as wp
 from scheduling.engine import Explanation, Outcome
 from scheduling.engine.capacity import Capacity, Placement
+from scheduling.engine.words import join_names, plural
+from scheduling.presenters import capacity as cp
+from scheduling.presenters import pod as pod_presenters
+from scheduling.presenters import workload as wp
+from scheduling.presenters.timeline import waits_sentences
 from scheduling.reports.escaping import plain
-from scheduling.timeline_presenters import waits_sentences
 from scheduling.workloads import WorkloadRun
 
 # Nodes listed by name per group; the rest are counted.
@@ -42,15 +43,15 @@ def render_text(ex: Explanation) -> str:
     who = f"{ex.pod} (priority {ex.priority}" + (
         f", class {ex.priority_class})" if ex.priority_class else ")"
     )
-    lines.append(f"{who}: {presenters.outcome_sentence(ex)}")
-    lines.append(presenters.why_sentence(ex))
-    for notice in presenters.input_notices(ex):
+    lines.append(f"{who}: {pod_presenters.outcome_sentence(ex)}")
+    lines.append(pod_presenters.why_sentence(ex))
+    for notice in pod_presenters.input_notices(ex):
         lines.append(f"Notice: {notice}")
-    for line in presenters.hypothetical_class_lines(ex.hypothetical_classes):
+    for line in pod_presenters.hypothetical_class_lines(ex.hypothetical_classes):
         lines.append(f"Note: {line}.")
     lines.append(f"Nodes that fit as they stand: {len(ex.feasible_nodes)} of {ex.num_nodes}.")
 
-    table = presenters.score_table(ex)
+    table = pod_presenters.score_table(ex)
     if table is not None:
         lines += ["", "Scores (highest total first):"]
         rows = [
@@ -61,11 +62,11 @@ def render_text(ex: Explanation) -> str:
         if table.tie:
             lines.append(f"  * {table.tie}.")
         if table.more:
-            lines.append(f"  {presenters.plural(table.more, 'more node')} with lower totals.")
+            lines.append(f"  {plural(table.more, 'more node')} with lower totals.")
 
     if ex.outcome == Outcome.PREEMPTS:
         lines += ["", f"Victims on {ex.node}:"]
-        for row in presenters.victim_rows(ex):
+        for row in pod_presenters.victim_rows(ex):
             v = row.victim
             if v.missing:
                 lines.append(f"  {v.key}  not found in the snapshot")
@@ -88,27 +89,25 @@ def render_text(ex: Explanation) -> str:
                 if r.winner
                 else f"out at {r.eliminated_by.label if r.eliminated_by else ''}",
             ]
-            for r in presenters.candidate_rows(ex.candidates)
+            for r in pod_presenters.candidate_rows(ex.candidates)
         ]
-        header = ["Node", *(c.label for c in presenters.CRITERION_COLUMNS), "Verdict"]
+        header = ["Node", *(c.label for c in pod_presenters.CRITERION_COLUMNS), "Verdict"]
         lines += ["  " + row for row in _table(header, rows, numeric_from=1)]
         if len(ex.tied_nodes) > 1:
             lines.append(f"  Still tied after every criterion: {', '.join(ex.tied_nodes)}.")
 
-    groups = presenters.rejected_groups(ex)
+    groups = pod_presenters.rejected_groups(ex)
     if groups:
         count = sum(g.count for g in groups)
         other = f" other than {ex.node}" if ex.outcome == Outcome.PREEMPTS else ""
-        lines += ["", f"{presenters.plural(count, 'node')}{other} failed a filter:"]
+        lines += ["", f"{plural(count, 'node')}{other} failed a filter:"]
         for g in groups:
-            shown = presenters.join_names(g.nodes, limit=NODES_PER_GROUP)
-            lines.append(
-                f"  {presenters.plural(g.count, 'node')}: {g.label} [{g.verdict}]: {shown}"
-            )
+            shown = join_names(g.nodes, limit=NODES_PER_GROUP)
+            lines.append(f"  {plural(g.count, 'node')}: {g.label} [{g.verdict}]: {shown}")
 
-    reason, message = presenters.event_message(ex)
+    reason, message = pod_presenters.event_message(ex)
     lines += ["", f"Event {reason}: {message}"]
-    for note in presenters.sampling_notes(ex):
+    for note in pod_presenters.sampling_notes(ex):
         lines.append(f"Note: {note}")
     for w in ex.warnings:
         lines.append(f"Warning: {w}")
@@ -121,7 +120,7 @@ def render_workload_text(run: WorkloadRun) -> str:
         wp.workload_sentence(run) + ".",
         *waits_sentences(run),
         wp.stop_reason_text(run),
-        *(f"Note: {h}." for h in presenters.hypothetical_class_lines(run.hypothetical_classes)),
+        *(f"Note: {h}." for h in pod_presenters.hypothetical_class_lines(run.hypothetical_classes)),
         "",
     ]
     lines.append("Cycles:")

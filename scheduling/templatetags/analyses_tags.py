@@ -7,7 +7,7 @@ from typing import Any
 
 from django import template
 
-from scheduling.presenters import format_quantity
+from scheduling.presenters.pod import format_quantity
 
 register = template.Library()
 

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from scheduling.capacity_presenters import curve_svg
 from scheduling.engine.capacity import Capacity, CurvePoint, Placement, Template
-from scheduling.workload_presenters import text_width
+from scheduling.presenters.capacity import curve_svg
+from scheduling.presenters.workload import text_width
 
 
 def _answer(limit: int, placed: int) -> Capacity:

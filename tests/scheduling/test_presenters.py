@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from scheduling import presenters
 from scheduling.engine import (
     CandidateRecord,
     CannotHelp,
@@ -22,6 +21,7 @@ from scheduling.engine import (
     VictimDetail,
 )
 from scheduling.engine.preemption.candidate import CRITERIA as ENGINE_CRITERIA
+from scheduling.presenters import pod as pod_presenters
 
 CPU = "Insufficient cpu"
 TAINT = "node(s) had untolerated taint {dedicated: gpu}"
@@ -102,8 +102,8 @@ def test_it_says_where_a_pod_fits() -> None:
         host_selection=HostSelection.SINGLE_FEASIBLE_NODE,
         tied_nodes=["node-3"],
     )
-    assert presenters.outcome_sentence(one) == "Fits on node-3."
-    assert presenters.why_sentence(one).startswith("node-3 is the only node that passes")
+    assert pod_presenters.outcome_sentence(one) == "Fits on node-3."
+    assert pod_presenters.why_sentence(one).startswith("node-3 is the only node that passes")
     ex = _ex(
         outcome=Outcome.FITS,
         node="node-3",
@@ -112,8 +112,8 @@ def test_it_says_where_a_pod_fits() -> None:
         tied_nodes=["node-3"],
         scores=_scores({"node-3": 407, "node-1": 380, "node-4": 300}),
     )
-    assert presenters.outcome_sentence(ex) == "Fits on node-3 (2 other nodes would fit too)."
-    assert presenters.why_sentence(ex) == (
+    assert pod_presenters.outcome_sentence(ex) == "Fits on node-3 (2 other nodes would fit too)."
+    assert pod_presenters.why_sentence(ex) == (
         "node-3 has the highest score, 407 against 380 for node-1 (NodeResourcesFit gives it "
         "27 more)."
     )
@@ -128,10 +128,10 @@ def test_a_score_tie_is_said_to_be_broken_at_random() -> None:
         tied_nodes=["node-3", "node-4", "node-5"],
         scores=_scores({"node-3": 407, "node-4": 407, "node-5": 407, "node-1": 300}),
     )
-    assert presenters.outcome_sentence(ex) == (
+    assert pod_presenters.outcome_sentence(ex) == (
         "Fits on node-3, node-4 or node-5 (a tie kube-scheduler breaks at random)."
     )
-    table = presenters.score_table(ex)
+    table = pod_presenters.score_table(ex)
     assert table is not None
     assert table.tie == "node-3, node-4 or node-5: tied at 407, kube-scheduler picks one at random"
     assert [(r.node, r.top, r.total) for r in table.rows] == [
@@ -152,9 +152,9 @@ def test_a_nominated_node_is_taken_without_scores() -> None:
         tied_nodes=["node-2"],
         scores=_scores({"node-1": 400, "node-2": 300}),
     )
-    assert presenters.outcome_sentence(ex) == "Fits on node-2, its nominated node."
-    assert "status.nominatedNodeName node-2" in presenters.why_sentence(ex)
-    assert presenters.score_table(ex) is None
+    assert pod_presenters.outcome_sentence(ex) == "Fits on node-2, its nominated node."
+    assert "status.nominatedNodeName node-2" in pod_presenters.why_sentence(ex)
+    assert pod_presenters.score_table(ex) is None
 
 
 def _preempting(**kw: Any) -> Explanation:
@@ -178,8 +178,8 @@ def _preempting(**kw: Any) -> Explanation:
 
 def test_it_names_up_to_three_victims_their_budgets_and_the_deciding_criterion() -> None:
     ex = _preempting()
-    assert presenters.outcome_sentence(ex) == "Preempts 5 pods on node-5."
-    assert presenters.why_sentence(ex) == (
+    assert pod_presenters.outcome_sentence(ex) == "Preempts 5 pods on node-5."
+    assert pod_presenters.why_sentence(ex) == (
         "It evicts team-a/web-0, team-a/web-1, team-a/web-2 and 2 more (no PodDisruptionBudget "
         "covers them); node-5 beat node-4 on Start time: its highest-priority victim started "
         "most recently."
@@ -203,10 +203,10 @@ def test_it_says_which_budget_a_victim_breaks() -> None:
         pdb_violations=1,
         candidates=[_cand("node-5", None)],
     )
-    assert presenters.outcome_sentence(ex) == (
+    assert pod_presenters.outcome_sentence(ex) == (
         "Preempts 1 pod on node-5, violating 1 PodDisruptionBudget."
     )
-    assert presenters.why_sentence(ex) == (
+    assert pod_presenters.why_sentence(ex) == (
         "It evicts a/x (evicting a/x breaks PodDisruptionBudget a/x-pdb); node-5 is the only "
         "node where preemption makes room."
     )
@@ -222,11 +222,11 @@ def test_policy_never_is_the_reason_not_the_nodes() -> None:
             _rejected("n2", CPU, CannotHelp.POLICY_NEVER),
         ],
     )
-    assert presenters.why_sentence(ex) == (
+    assert pod_presenters.why_sentence(ex) == (
         "kube-scheduler does not try to preempt for it: its preemptionPolicy is Never; "
         "2 nodes fail a filter (Insufficient cpu)."
     )
-    (group,) = presenters.rejected_groups(ex)
+    (group,) = pod_presenters.rejected_groups(ex)
     assert group.verdict == "preemptionPolicy Never: the pod may not preempt"
 
 
@@ -248,8 +248,8 @@ def test_no_lower_priority_pods_is_named_as_kube_scheduler_does() -> None:
             _rejected("n3", TAINT, CannotHelp.UNRESOLVABLE, code="UnschedulableAndUnresolvable"),
         ]
     )
-    assert presenters.outcome_sentence(ex) == "Cannot be scheduled, and preemption cannot help."
-    assert presenters.why_sentence(ex) == (
+    assert pod_presenters.outcome_sentence(ex) == "Cannot be scheduled, and preemption cannot help."
+    assert pod_presenters.why_sentence(ex) == (
         "Preemption cannot help on any node. 2 nodes: no lower-priority pods to preempt; "
         f"1 node: unresolvable: evicting pods cannot fix it ({TAINT})."
     )
@@ -265,7 +265,7 @@ def test_it_groups_other_nodes_by_reason_largest_first_leaving_out_the_chosen_on
             _rejected("n4", CPU, None),
         ],
     )
-    groups = presenters.rejected_groups(ex)
+    groups = pod_presenters.rejected_groups(ex)
     assert [(g.label, g.cannot_help, g.nodes) for g in groups] == [
         (CPU, None, ["n3", "n4"]),
         (TAINT, CannotHelp.UNRESOLVABLE, ["n2"]),
@@ -279,7 +279,7 @@ def test_the_tie_break_marks_the_cell_that_eliminated_each_node() -> None:
         _cand("b", Criterion.HIGHEST_PRIORITY, highest_victim_priority=20, priority_sum=20),
         _cand("c", Criterion.PDB_VIOLATIONS, pdb_violations=1),
     ]
-    rows = presenters.candidate_rows(cands, start=10)
+    rows = pod_presenters.candidate_rows(cands, start=10)
     assert [r.rank for r in rows] == [11, 12, 13]
     assert rows[0].winner and not any(c.eliminator for c in rows[0].cells)
     assert [c.eliminator for c in rows[1].cells] == [False, True, False, False, False]
@@ -288,9 +288,9 @@ def test_the_tie_break_marks_the_cell_that_eliminated_each_node() -> None:
 
 
 def test_the_criteria_explained_are_the_engines_in_its_order() -> None:
-    assert [crit for crit, _ in ENGINE_CRITERIA] == presenters.CRITERION_COLUMNS
-    assert presenters.CRITERIA_EXPLAINED[-1] == Criterion.TIE
-    assert all(c.rule.endswith(".") and len(c.rule) > 40 for c in presenters.CRITERIA_EXPLAINED)
+    assert [crit for crit, _ in ENGINE_CRITERIA] == pod_presenters.CRITERION_COLUMNS
+    assert pod_presenters.CRITERIA_EXPLAINED[-1] == Criterion.TIE
+    assert all(c.rule.endswith(".") and len(c.rule) > 40 for c in pod_presenters.CRITERIA_EXPLAINED)
 
 
 def test_it_notes_where_the_real_scheduler_would_have_sampled() -> None:
@@ -299,26 +299,26 @@ def test_it_notes_where_the_real_scheduler_would_have_sampled() -> None:
             potential_nodes=500, evaluated_nodes=500, real_scheduler_would_sample=100
         )
     )
-    (note,) = presenters.sampling_notes(sampled)
+    (note,) = pod_presenters.sampling_notes(sampled)
     assert "only 100 of the 500 nodes" in note
     whole = _ex(
         preemption=PreemptionSampling(
             potential_nodes=50, evaluated_nodes=50, real_scheduler_would_sample=50
         )
     )
-    assert presenters.sampling_notes(whole) == []
+    assert pod_presenters.sampling_notes(whole) == []
     # A fit has no sampling note (its host selection is not a note).
     fit = _ex(outcome=Outcome.FITS, node="a", host_selection=HostSelection.SCORED)
-    assert presenters.sampling_notes(fit) == []
+    assert pod_presenters.sampling_notes(fit) == []
 
 
 def test_quantities_read_like_kubectl() -> None:
-    assert presenters.format_quantity(1500, "cpu") == "1500m"
-    assert presenters.format_quantity(2000, "cpu") == "2"
-    assert presenters.format_quantity(2 * 1024**3, "memory") == "2Gi"
-    assert presenters.format_quantity(1536 * 1024**2, "memory") == "1.5Gi"
+    assert pod_presenters.format_quantity(1500, "cpu") == "1500m"
+    assert pod_presenters.format_quantity(2000, "cpu") == "2"
+    assert pod_presenters.format_quantity(2 * 1024**3, "memory") == "2Gi"
+    assert pod_presenters.format_quantity(1536 * 1024**2, "memory") == "1.5Gi"
     assert (
-        presenters.format_requests({"memory": 1024**2, "cpu": 250, "nvidia.com/gpu": 1})
+        pod_presenters.format_requests({"memory": 1024**2, "cpu": 250, "nvidia.com/gpu": 1})
         == "cpu 250m, memory 1Mi, nvidia.com/gpu 1"
     )
 
@@ -348,7 +348,7 @@ def test_the_picture_highlights_victims_before_and_places_the_pod_after() -> Non
             requests={"cpu": 1000, "memory": 2 * 1024**3},
         )
     ]
-    svg = str(presenters.capacity_svg(view, victims, outcome=Outcome.PREEMPTS))
+    svg = str(pod_presenters.capacity_svg(view, victims, outcome=Outcome.PREEMPTS))
     assert svg.startswith("<svg") and svg.endswith("</svg>")
     # Legend plus one segment per resource: victims on the "before" bar, the pod on "after".
     assert svg.count('class="seg-victim"') == 3
@@ -358,12 +358,12 @@ def test_the_picture_highlights_victims_before_and_places_the_pod_after() -> Non
     assert "<title>pending pod: 1</title>" in svg
     assert "3500m / 4" in svg and "2.5 / 4" not in svg
     assert "1 victim evicted" in svg
-    assert presenters.capacity_svg(None, [], outcome=Outcome.FITS) == ""
+    assert pod_presenters.capacity_svg(None, [], outcome=Outcome.FITS) == ""
 
 
 def test_the_picture_of_a_fit_has_no_victims_legend() -> None:
     view = _view("node-5", {"cpu": 500}, {"cpu": 1000})
-    svg = str(presenters.capacity_svg(view, [], outcome=Outcome.FITS))
+    svg = str(pod_presenters.capacity_svg(view, [], outcome=Outcome.FITS))
     assert "victims" not in svg and 'class="seg-victim"' not in svg
 
 
@@ -374,7 +374,7 @@ def test_the_picture_escapes_names() -> None:
             key="a/<script>", namespace="a", name="<script>", priority=1, requests={"cpu": 500}
         )
     ]
-    svg = str(presenters.capacity_svg(view, victims, outcome=Outcome.PREEMPTS))
+    svg = str(pod_presenters.capacity_svg(view, victims, outcome=Outcome.PREEMPTS))
     assert "<script>" not in svg and "&lt;script&gt;" in svg
 
 
@@ -388,7 +388,7 @@ def test_input_notices_say_what_was_dropped() -> None:
             )
         ]
     )
-    assert presenters.input_notices(ex) == ["spec.nodeName (node-1) was ignored: because."]
+    assert pod_presenters.input_notices(ex) == ["spec.nodeName (node-1) was ignored: because."]
 
 
 def test_it_notes_where_the_real_filter_phase_would_have_stopped() -> None:
@@ -400,7 +400,7 @@ def test_it_notes_where_the_real_filter_phase_would_have_stopped() -> None:
         host_selection=HostSelection.SCORED,
         filter_sampling=FilterSampling(nodes_evaluated=1000, feasible_nodes=900, nodes_to_find=420),
     )
-    (note,) = presenters.sampling_notes(fit)
+    (note,) = pod_presenters.sampling_notes(fit)
     assert "stopped filtering after finding 420 feasible nodes of the 1,000" in note
     assert "scored all 900 feasible nodes" in note
     few = _ex(
@@ -409,7 +409,7 @@ def test_it_notes_where_the_real_filter_phase_would_have_stopped() -> None:
         host_selection=HostSelection.SCORED,
         filter_sampling=FilterSampling(nodes_evaluated=50, feasible_nodes=50, nodes_to_find=50),
     )
-    assert presenters.sampling_notes(few) == []
+    assert pod_presenters.sampling_notes(few) == []
 
 
 def test_a_daemonset_victim_is_said_to_come_back_on_the_same_full_node() -> None:
@@ -420,14 +420,14 @@ def test_a_daemonset_victim_is_said_to_come_back_on_the_same_full_node() -> None
     items = objects["items"]
     ex = analyze(objects, demo_cat3_pod()).explanation
     (victim,) = ex.victim_details
-    assert presenters.daemon_notes(ex) == []  # a ReplicaSet's pod goes elsewhere
+    assert pod_presenters.daemon_notes(ex) == []  # a ReplicaSet's pod goes elsewhere
     for obj in items:  # the same victim, owned by a DaemonSet
         if obj.get("kind") == "Pod" and obj["metadata"]["name"] == victim.name:
             obj["metadata"]["ownerReferences"] = [
                 {"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "log-agent", "uid": "u"}
             ]
     ex = analyze(objects, demo_cat3_pod()).explanation
-    (note,) = presenters.daemon_notes(ex)
+    (note,) = pod_presenters.daemon_notes(ex)
     assert note.startswith(f"{victim.key} belongs to DaemonSet/log-agent")
     assert f"for {ex.node} itself" in note and "stays pending" in note
 
@@ -447,7 +447,7 @@ def test_does_not_fit_even_without_the_lower_priority_pods_gives_the_numbers() -
     (verdict,) = ex.rejected_nodes
     assert verdict.cannot_help == CannotHelp.DOES_NOT_FIT
     assert verdict.shortfall == {"cpu": [2000, 1000]}
-    (group,) = presenters.rejected_groups(ex)
+    (group,) = pod_presenters.rejected_groups(ex)
     assert group.verdict == (
         "does not fit even with every lower-priority pod gone "
         "(cpu: it requests 2, at most 1 is free)"
@@ -468,7 +468,7 @@ def test_several_daemonset_victims_are_said_in_one_note() -> None:
         )
     ]
     ex = _ex(outcome=Outcome.PREEMPTS, node="worker-1", victim_details=victims)
-    (note,) = presenters.victim_notes(ex)
+    (note,) = pod_presenters.victim_notes(ex)
     assert note.startswith("3 victims belong to DaemonSets (sdn, dns and tuned)")
     assert "again for worker-1 itself" in note
 
@@ -481,18 +481,18 @@ def test_the_victims_grace_period_is_said_with_the_longest_one() -> None:
     ex = analyze(objects, demo_cat3_pod()).explanation
     (victim,) = ex.victim_details
     assert victim.grace_seconds == 30  # unset in the demo: the API server's default
-    assert presenters.grace_note(ex).startswith("The victims take up to 30 s to go")
+    assert pod_presenters.grace_note(ex).startswith("The victims take up to 30 s to go")
     for obj in objects["items"]:
         if obj.get("kind") == "Pod" and obj["metadata"]["name"] == victim.name:
             obj["spec"]["terminationGracePeriodSeconds"] = 125
     ex = analyze(objects, demo_cat3_pod()).explanation
-    note = presenters.grace_note(ex)
+    note = pod_presenters.grace_note(ex)
     assert "up to 2 min 5 s" in note and f"{victim.key}: terminationGracePeriodSeconds 125" in note
     assert "may take the room first" in note
     for obj in objects["items"]:
         if obj.get("kind") == "Pod" and obj["metadata"]["name"] == victim.name:
             obj["spec"]["terminationGracePeriodSeconds"] = 0
-    assert presenters.grace_note(analyze(objects, demo_cat3_pod()).explanation) == ""
+    assert pod_presenters.grace_note(analyze(objects, demo_cat3_pod()).explanation) == ""
 
 
 def test_equally_important_victims_started_in_one_second_are_said_to_be_ordered() -> None:
@@ -504,9 +504,9 @@ def test_equally_important_victims_started_in_one_second_are_said_to_be_ordered(
         VictimDetail(key=f"ns/p{i}", namespace="ns", name=f"p{i}", priority=100, start_time=same)
         for i in range(3)
     ]
-    note = presenters.equal_victims_note(ex)
+    note = pod_presenters.equal_victims_note(ex)
     assert note.startswith("3 victims have priority 100 and started in the same second")
     assert "sort.Slice" in note
     ex.victim_details[0].start_time = "2021-08-03T09:26:04Z"
     ex.victim_details[1].priority = 90
-    assert presenters.equal_victims_note(ex) == ""
+    assert pod_presenters.equal_victims_note(ex) == ""

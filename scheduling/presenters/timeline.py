@@ -17,8 +17,9 @@ from scheduling.engine.simulate import (
     PodOutcome,
     Termination,
 )
-from scheduling.presenters import duration_text, join_names
-from scheduling.workload_presenters import column_labels, text_width
+from scheduling.engine.words import join_names
+from scheduling.presenters.pod import duration_text
+from scheduling.presenters.workload import column_labels, text_width
 from scheduling.workloads import WorkloadRun
 
 # Below this a pod "runs at once": the queue's own steps are milliseconds.

@@ -11,8 +11,9 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from scheduling.engine.capacity import Capacity, CurvePoint, Placement, RoomByClass
-from scheduling.presenters import format_quantity, join_names, plural
-from scheduling.workload_presenters import text_width
+from scheduling.engine.words import join_names, plural
+from scheduling.presenters.pod import format_quantity
+from scheduling.presenters.workload import text_width
 
 # Fills of the victims' classes in the curve, lowest-priority class first (as stacked).
 CLASS_FILLS = ("#d9534f", "#f0ad4e", "#8e6bbf", "#3a9d8f", "#5b6474", "#c2185b")

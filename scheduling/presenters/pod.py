@@ -30,11 +30,7 @@ from scheduling.engine import (
     VictimDetail,
 )
 from scheduling.engine.preemption.candidate import CRITERIA
-
-# Re-exported: the reports and the other presenters count and list with them from here.
-from scheduling.engine.words import NAMES_IN_A_SENTENCE as NAMES_IN_A_SENTENCE
-from scheduling.engine.words import join_names as join_names
-from scheduling.engine.words import plural as plural
+from scheduling.engine.words import NAMES_IN_A_SENTENCE, join_names, plural
 
 # How many of the best-scored nodes the score table shows (every tied node is shown).
 SCORE_TABLE_NODES = 5
