@@ -25,7 +25,9 @@ KIND_NODE = "Node"
 KIND_POD = "Pod"
 KIND_PDB = "PodDisruptionBudget"
 KIND_PRIORITY_CLASS = "PriorityClass"
-KEPT_KINDS = frozenset({KIND_NODE, KIND_POD, KIND_PDB, KIND_PRIORITY_CLASS})
+# Kept for the priority plan: quota scoped by PriorityClass, per class.
+KIND_RESOURCE_QUOTA = "ResourceQuota"
+KEPT_KINDS = frozenset({KIND_NODE, KIND_POD, KIND_PDB, KIND_PRIORITY_CLASS, KIND_RESOURCE_QUOTA})
 
 # Kinds dropped whole by the scrubber: their payload is secret or config data.
 SCRUBBED_KINDS = frozenset({"Secret", "ConfigMap"})

@@ -66,7 +66,7 @@ class _Container(msgspec.Struct, rename="camel", omit_defaults=True):
 
 
 class _Spec(msgspec.Struct, rename="camel", omit_defaults=True):
-    """The spec fields scheduling reads, of every kept kind (Pod, Node, PDB)."""
+    """The spec fields scheduling reads, of every kept kind (Pod, Node, PDB, quota)."""
 
     # Pod
     containers: list[_Container] | UnsetType = UNSET
@@ -93,6 +93,10 @@ class _Spec(msgspec.Struct, rename="camel", omit_defaults=True):
     min_available: Any = UNSET
     max_unavailable: Any = UNSET
     unhealthy_pod_eviction_policy: Any = UNSET
+    # ResourceQuota (the plan reads quota scoped by PriorityClass)
+    hard: Any = UNSET
+    scopes: Any = UNSET
+    scope_selector: Any = UNSET
 
 
 class _Status(msgspec.Struct, rename="camel", omit_defaults=True):

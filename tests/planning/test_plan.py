@@ -149,3 +149,35 @@ def test_manage_py_plan_prints_the_plan_and_fails_on_what_it_is_asked_to(
     with pytest.raises(CommandError) as bad:
         call_command("plan", snapshot, "--critical", "cat-9")
     assert bad.value.returncode == gates.BAD_INPUT
+
+
+def test_an_uploaded_quota_scoped_to_a_class_shows_on_its_rung(api: APIClient, owner: Any) -> None:
+    from clusters.services import UploadedFile, snapshot_create
+
+    dump = demo_objects()
+    dump["items"].append(
+        {
+            "apiVersion": "v1",
+            "kind": "ResourceQuota",
+            "metadata": {"name": "cat-2-pods", "namespace": "default"},
+            "spec": {
+                "hard": {"pods": "6"},
+                "scopeSelector": {
+                    "matchExpressions": [
+                        {"scopeName": "PriorityClass", "operator": "In", "values": ["cat-2"]}
+                    ]
+                },
+            },
+        }
+    )
+    snapshot = snapshot_create(
+        owner=owner,
+        name="with a quota",
+        files=[UploadedFile(name="snap.json", data=orjson.dumps(dump))],
+        run_async=False,
+    )
+    assert snapshot.is_ready, snapshot.error
+    assert "ResourceQuota" not in (snapshot.skipped or {})
+    rungs = {c["name"]: c for c in api.get(_url(snapshot)).json()["ladder"]}
+    assert rungs["cat-2"]["quotas"] == ["ResourceQuota default/cat-2-pods"]
+    assert rungs["cat-1"]["quotas"] == []
