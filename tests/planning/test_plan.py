@@ -181,3 +181,18 @@ def test_an_uploaded_quota_scoped_to_a_class_shows_on_its_rung(api: APIClient, o
     rungs = {c["name"]: c for c in api.get(_url(snapshot)).json()["ladder"]}
     assert rungs["cat-2"]["quotas"] == ["ResourceQuota default/cat-2-pods"]
     assert rungs["cat-1"]["quotas"] == []
+
+
+def test_a_page_of_findings_asked_by_htmx_is_the_findings_section_alone(
+    owner_client: Any, demo_snapshot: Any
+) -> None:
+    r = owner_client.get(
+        f"/snapshots/{demo_snapshot.pk}/plan/",
+        {"page": 1},
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_TARGET="findings",
+    )
+    html = r.content.decode()
+    assert r.status_code == 200
+    assert html.lstrip().startswith('<section class="card" id="findings">')
+    assert "ladder-svg" not in html and 'data-rule="unused-class"' in html
