@@ -4,18 +4,51 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Hashable
+from typing import Generic, TypeVar
 
 from clusters.models import Snapshot
 from planning.plan import Plan, plan_of
 from scheduling.cluster_cache import cluster_cache_key
+from scheduling.engine.plan.first_in_line import FirstInLine, first_in_line
 from scheduling.services import snapshot_load
 
-# Plans this process answered lately: the tab, its critical-class form and the API ask
-# for the same plan again and again, and on a 150,000-pod cluster one takes seconds.
-_RECENT_PLANS = 8
-_plans: OrderedDict[tuple[tuple[int, str], tuple[str, ...]], Plan] = OrderedDict()
-_lock = threading.Lock()
+T = TypeVar("T")
+
+# Answers this process gave lately: the tab, its forms and the API ask for the same plan
+# (and the same first-in-line ranking) again and again, and on a 150,000-pod cluster one
+# takes seconds.
+_RECENT_ANSWERS = 8
+
+
+class _Recent(Generic[T]):
+    """The last few answers by key, the least recently asked dropped first."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.answers: OrderedDict[Hashable, T] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: Hashable, compute: Callable[[], T]) -> T:
+        with self.lock:
+            if key in self.answers:
+                self.answers.move_to_end(key)
+                return self.answers[key]
+        # Computed outside the lock: two first askers may both compute; one answer stays.
+        answer = compute()
+        with self.lock:
+            self.answers[key] = answer
+            while len(self.answers) > self.size:
+                self.answers.popitem(last=False)
+        return answer
+
+    def clear(self) -> None:
+        with self.lock:
+            self.answers.clear()
+
+
+_plans: _Recent[Plan] = _Recent(_RECENT_ANSWERS)
+_lines: _Recent[FirstInLine] = _Recent(_RECENT_ANSWERS)
 
 
 class SnapshotNotReady(Exception):
@@ -34,19 +67,30 @@ def snapshot_plan(*, snapshot: Snapshot, critical_classes: Collection[str] = ())
     # The cluster cache's key: an id SQLite gives again after a delete is told apart by
     # its ingest time, so no plan of a deleted snapshot answers for a new one.
     key = (cluster_cache_key(snapshot=snapshot), tuple(sorted(set(critical_classes))))
-    with _lock:
-        if key in _plans:
-            _plans.move_to_end(key)
-            return _plans[key]
-    cluster, _ = snapshot_load(snapshot=snapshot)
-    plan = plan_of(cluster, critical_classes=critical_classes)
-    with _lock:
-        _plans[key] = plan
-        while len(_plans) > _RECENT_PLANS:
-            _plans.popitem(last=False)
-    return plan
+
+    def compute() -> Plan:
+        cluster, _ = snapshot_load(snapshot=snapshot)
+        return plan_of(cluster, critical_classes=critical_classes)
+
+    return _plans.get(key, compute)
+
+
+def snapshot_first_in_line(
+    *, snapshot: Snapshot, cpu_millis: int, memory_bytes: int, limit: int
+) -> FirstInLine:
+    """The apps of a ready snapshot ranked by how soon preemption reaches them, for probe
+    pods of the size given, up to ``limit`` probes per priority level."""
+    if not snapshot.is_ready:
+        raise SnapshotNotReady(snapshot)
+    key = (cluster_cache_key(snapshot=snapshot), cpu_millis, memory_bytes, limit)
+
+    def compute() -> FirstInLine:
+        cluster, _ = snapshot_load(snapshot=snapshot)
+        return first_in_line(cluster, cpu_millis=cpu_millis, memory_bytes=memory_bytes, limit=limit)
+
+    return _lines.get(key, compute)
 
 
 def plan_cache_clear() -> None:
-    with _lock:
-        _plans.clear()
+    _plans.clear()
+    _lines.clear()

@@ -9,7 +9,12 @@ from typing import Any
 from rest_framework import serializers
 
 from planning.plan import SEVERITIES
+from scheduling.engine import InvalidInput
+from scheduling.engine.capacity import Size
+from scheduling.engine.objects import CPU, MEMORY
 from scheduling.engine.plan import RULE_IDS
+from scheduling.engine.plan.first_in_line import DEFAULT_LIMIT, MAX_LIMIT
+from scheduling.engine.quantity import resource_value
 
 
 class PlanQuerySerializer(serializers.Serializer[Any]):
@@ -21,6 +26,41 @@ class PlanQuerySerializer(serializers.Serializer[Any]):
         "parameter, or separate with commas); unset, the audit takes the highest user class "
         "that pods use.",
     )
+    first_in_line = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Add `first_in_line`: every app ranked by how soon preemption reaches it "
+        "(one simulated run of probe pods per priority level; slower than the plan alone).",
+    )
+    cpu = serializers.CharField(
+        required=False,
+        default="1",
+        max_length=32,
+        help_text="The probe pod's cpu request, as Kubernetes writes it (500m, 2).",
+    )
+    memory = serializers.CharField(
+        required=False,
+        default="2Gi",
+        max_length=32,
+        help_text="The probe pod's memory request, as Kubernetes writes it (512Mi, 4Gi).",
+    )
+    limit = serializers.IntegerField(
+        required=False,
+        default=DEFAULT_LIMIT,
+        min_value=1,
+        max_value=MAX_LIMIT,
+        help_text="Probe replicas per priority level: an app not reached by then is "
+        "reported beyond the limit.",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        try:
+            Size(attrs["cpu"], attrs["memory"]).check()
+        except InvalidInput as e:
+            raise serializers.ValidationError({e.field or "cpu": [e.message]}) from None
+        attrs["cpu_millis"] = resource_value(CPU, attrs["cpu"])
+        attrs["memory_bytes"] = resource_value(MEMORY, attrs["memory"])
+        return attrs
 
 
 class BudgetCoverageSerializer(serializers.Serializer[Any]):
@@ -87,6 +127,61 @@ class FindingSerializer(serializers.Serializer[Any]):
     fix = serializers.CharField(allow_blank=True, help_text="A YAML snippet that fixes it.")
 
 
+class ProbeSizeSerializer(serializers.Serializer[Any]):
+    cpu_millis = serializers.IntegerField()
+    memory_bytes = serializers.IntegerField()
+
+
+class FirstHitSerializer(serializers.Serializer[Any]):
+    replica = serializers.IntegerField(help_text="The probe replica, in submission order, from 1.")
+    node = serializers.CharField()
+    pod = serializers.CharField(help_text="The app's pod it preempted, namespace/name.")
+
+
+class AppInLineSerializer(serializers.Serializer[Any]):
+    app = serializers.CharField(help_text="“Kind namespace/name”, or “Pod ns/name” alone.")
+    namespace = serializers.CharField()
+    priority = serializers.IntegerField(help_text="The lowest priority its running pods have.")
+    priority_class = serializers.CharField(allow_null=True)
+    pods = serializers.IntegerField(help_text="Its running pods at that priority.")
+    pdb_allows_disruption = serializers.BooleanField(
+        allow_null=True,
+        help_text="Whether every PDB covering it still allows a disruption; null: none does.",
+    )
+    reachable = serializers.BooleanField(
+        help_text="False: no class is above its priority, so nothing may preempt it."
+    )
+    absorbed = serializers.IntegerField(
+        allow_null=True,
+        help_text="Probe replicas placed before one of its pods is a victim; null: more than "
+        "the limit (or out of reach).",
+    )
+    absorbed_cpu_millis = serializers.IntegerField(allow_null=True)
+    absorbed_memory_bytes = serializers.IntegerField(allow_null=True)
+    first_hit = FirstHitSerializer(allow_null=True)
+
+
+class LevelRunSerializer(serializers.Serializer[Any]):
+    priority = serializers.IntegerField(help_text="The level reached; the probe runs at +1.")
+    apps = serializers.IntegerField()
+    placed = serializers.IntegerField()
+    victims = serializers.IntegerField()
+
+
+class FirstInLineSerializer(serializers.Serializer[Any]):
+    size = ProbeSizeSerializer()
+    limit = serializers.IntegerField()
+    apps = AppInLineSerializer(
+        many=True,
+        help_text="Ranked: absorbed ascending (beyond the limit, then out of reach, last), "
+        "then priority, then app.",
+    )
+    runs = LevelRunSerializer(many=True, help_text="One probe run per priority level.")
+    skipped_levels = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Levels nothing may preempt: no run."
+    )
+
+
 class PlanSerializer(serializers.Serializer[Any]):
     ladder = ClassRungSerializer(many=True, help_text="Every PriorityClass, by name.")
     pods_without_class = UnclassedSerializer(many=True)
@@ -97,3 +192,6 @@ class PlanSerializer(serializers.Serializer[Any]):
     critical_classes = serializers.ListField(child=serializers.CharField())
     summary = SummarySerializer()
     findings = FindingSerializer(many=True, help_text="Most serious first, in rule order.")
+    first_in_line = FirstInLineSerializer(
+        required=False, help_text="Only with `first_in_line=1` in the query."
+    )

@@ -17,7 +17,7 @@ from planning.api.serializers import (
     NotAnsweredSerializer,
 )
 from planning.plan import UnknownClasses
-from planning.services import SnapshotNotReady, snapshot_plan
+from planning.services import SnapshotNotReady, snapshot_first_in_line, snapshot_plan
 
 
 class AnalysisCompare(APIView):
@@ -61,35 +61,50 @@ class SnapshotPlanView(APIView):
             "their share of the cluster, PodDisruptionBudget coverage, namespaces, quotas), "
             "the pods without a class and those naming a deleted one, and the audit's "
             "findings: each with a stable rule id, a severity, the objects it names, why it "
-            "matters (citing its source) and a YAML fix. Anyone else's snapshot answers 404; "
-            "one still ingesting (or failed) 409."
+            "matters (citing its source) and a YAML fix. With `first_in_line=1`, also "
+            "`first_in_line`: every app ranked by how many probe pods of the size `cpu` and "
+            "`memory` (defaults 1 and 2Gi), one priority above the app's, kube-scheduler "
+            "places before it preempts one of the app's pods (at most `limit` per level). "
+            "Anyone else's snapshot answers 404; one still ingesting (or failed) 409."
         ),
         parameters=[PlanQuerySerializer],
         responses={
             200: PlanSerializer,
-            400: OpenApiResponse(description="A critical class the snapshot does not have."),
+            400: OpenApiResponse(
+                description="A critical class the snapshot does not have; a size that is "
+                "not a quantity; a limit out of range."
+            ),
             409: OpenApiResponse(description="The snapshot is not ready."),
         },
     )
     def get(self, request: Request, pk: int) -> Response:
         snapshot = snapshot_get(user=request.user, snapshot_id=pk)
-        query = PlanQuerySerializer(
-            data={
-                "critical": [
-                    name.strip()
-                    for given in request.query_params.getlist("critical")
-                    for name in given.split(",")
-                    if name.strip()
-                ]
-            }
+        params = request.query_params
+        data: dict[str, object] = {
+            "critical": [
+                name.strip()
+                for given in params.getlist("critical")
+                for name in given.split(",")
+                if name.strip()
+            ]
+        }
+        data.update(
+            {k: params[k] for k in ("first_in_line", "cpu", "memory", "limit") if k in params}
         )
+        query = PlanQuerySerializer(data=data)
         query.is_valid(raise_exception=True)
+        q = query.validated_data
         try:
-            plan = snapshot_plan(
-                snapshot=snapshot, critical_classes=query.validated_data["critical"]
-            )
+            body = snapshot_plan(snapshot=snapshot, critical_classes=q["critical"]).to_dict()
+            if q["first_in_line"]:
+                body["first_in_line"] = snapshot_first_in_line(
+                    snapshot=snapshot,
+                    cpu_millis=q["cpu_millis"],
+                    memory_bytes=q["memory_bytes"],
+                    limit=q["limit"],
+                ).to_dict()
         except SnapshotNotReady as e:
             return Response({"detail": e.message}, status=status.HTTP_409_CONFLICT)
         except UnknownClasses as e:
             return Response({"critical": [str(e)]}, status=status.HTTP_400_BAD_REQUEST)
-        return Response(PlanSerializer(plan.to_dict()).data)
+        return Response(PlanSerializer(body).data)

@@ -12,7 +12,12 @@ from clusters.demo import demo_objects
 from scheduling.engine import InvalidInput, load_cluster, simulate
 from scheduling.engine.capacity import capacity, replica_set_of
 from scheduling.engine.cluster import Cluster
-from scheduling.engine.plan.first_in_line import FirstInLine, first_in_line, probe_pod
+from scheduling.engine.plan.first_in_line import (
+    MAX_LIMIT,
+    FirstInLine,
+    first_in_line,
+    probe_pod,
+)
 from scheduling.engine.workload import expand_workload
 from tests.engine.builders import make_node, make_pdb, make_pod, make_priority_class
 
@@ -174,8 +179,9 @@ def test_the_demo_with_one_cpu_two_gib_probes() -> None:
 
 def test_it_refuses_a_bad_size_or_limit() -> None:
     cluster = load_cluster(demo_objects())
-    with pytest.raises(InvalidInput, match="limit"):
-        first_in_line(cluster, limit=0)
+    for bad in (0, MAX_LIMIT + 1, True):
+        with pytest.raises(InvalidInput, match="limit"):
+            first_in_line(cluster, limit=bad)
     with pytest.raises(InvalidInput, match="more than 0"):
         first_in_line(cluster, cpu_millis=0)
 

@@ -29,7 +29,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from ..capacity import Capacity, capacity, check_limit
+from ..capacity import Capacity, capacity
 from ..cluster import Cluster
 from ..errors import InvalidInput
 from ..objects import PREEMPT_LOWER_PRIORITY, Pod
@@ -42,6 +42,10 @@ PROBE_IMAGE = "registry.k8s.io/pause:3.10"
 DEFAULT_CPU_MILLIS = 1000
 DEFAULT_MEMORY_BYTES = 2 * 1024**3
 DEFAULT_LIMIT = 50
+# The most probes one level may take. One run per level in use: on bench/generate_cluster's
+# large cluster (four levels) a preempting replica takes 20-30 ms, so 200 keeps the whole
+# ranking within about 30 s (bench/first_in_line_bench.py).
+MAX_LIMIT = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +196,11 @@ def first_in_line(
 ) -> FirstInLine:
     """Every app with running pods, ranked by how much higher-priority demand of the
     given size the cluster absorbs before preemption takes one of its pods."""
-    limit = check_limit(limit)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput(
+            f"the limit must be a whole number from 1 to {MAX_LIMIT}, not {limit!r}",
+            field="limit",
+        )
     for field, amount in (("cpu", cpu_millis), ("memory", memory_bytes)):
         if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
             raise InvalidInput(f"must be more than 0, not {amount!r}", field=field)
@@ -274,6 +282,7 @@ __all__ = [
     "DEFAULT_CPU_MILLIS",
     "DEFAULT_LIMIT",
     "DEFAULT_MEMORY_BYTES",
+    "MAX_LIMIT",
     "AppInLine",
     "FirstHit",
     "FirstInLine",

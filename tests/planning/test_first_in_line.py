@@ -1,0 +1,107 @@
+"""First in line over the API, the Plan tab and manage.py plan, on the demo snapshot
+(clusters/demo.py; the ranking itself is derived by hand in
+tests/engine/test_first_in_line.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rest_framework.test import APIClient
+
+from clusters.models import Snapshot
+from planning.services import plan_cache_clear
+
+pytestmark = pytest.mark.django_db
+
+GIB = 1024**3
+
+
+@pytest.fixture(autouse=True)
+def _no_plans_kept() -> Any:
+    plan_cache_clear()
+    yield
+    plan_cache_clear()
+
+
+def _url(snapshot: Any) -> str:
+    return f"/api/snapshots/{snapshot.pk}/plan/"
+
+
+def test_the_plain_plan_has_no_ranking(api: APIClient, demo_snapshot: Any) -> None:
+    # Absent unless asked: the plain plan runs no probe.
+    r = api.get(_url(demo_snapshot))
+    assert r.status_code == 200
+    assert "first_in_line" not in r.json()
+
+
+def test_the_ranking_rides_along_with_the_plan(api: APIClient, demo_snapshot: Any) -> None:
+    r = api.get(
+        _url(demo_snapshot), {"first_in_line": "1", "cpu": "1", "memory": "2Gi", "limit": "50"}
+    )
+    assert r.status_code == 200, r.content
+    body = r.json()
+    assert "ladder" in body and "findings" in body
+    line = body["first_in_line"]
+    assert line["size"] == {"cpu_millis": 1000, "memory_bytes": 2 * GIB}
+    assert line["limit"] == 50
+    first = line["apps"][0]
+    # The first 1-CPU probe at cat-1's level takes node-5's purple (derived by hand in
+    # the engine's tests): purple absorbs nothing.
+    assert first["app"] == "Deployment default/purple"
+    assert (first["absorbed"], first["absorbed_cpu_millis"]) == (0, 0)
+    assert first["first_hit"]["node"] == "node-5" and first["first_hit"]["replica"] == 1
+    assert first["pdb_allows_disruption"] is True
+    assert first["priority_class"] == "cat-1" and first["pods"] == 4
+    # kube-proxy (system-node-critical) is out of reach and ranked last.
+    assert line["skipped_levels"] == [2_000_001_000]
+    assert line["apps"][-1]["app"] == "DaemonSet kube-system/kube-proxy"
+    assert line["apps"][-1]["reachable"] is False and line["apps"][-1]["absorbed"] is None
+
+
+def test_a_smaller_probe_is_absorbed_longer(api: APIClient, demo_snapshot: Any) -> None:
+    # 300m fits beside the 300-400m of slack on every node: each node takes one 300m
+    # probe for nothing (5), then every cat-1 victim (1 CPU) makes room for three more.
+    # So the first cat-1 pod goes only at replica 6: purple on node-5 still first.
+    r = api.get(_url(demo_snapshot), {"first_in_line": "true", "cpu": "300m", "memory": "256Mi"})
+    assert r.status_code == 200, r.content
+    first = r.json()["first_in_line"]["apps"][0]
+    assert first["app"] == "Deployment default/purple"
+    assert first["absorbed"] == 5
+    assert first["absorbed_cpu_millis"] == 1500
+
+
+@pytest.mark.parametrize(
+    ("params", "field"),
+    [
+        ({"cpu": "two"}, "cpu"),
+        ({"memory": "lots"}, "memory"),
+        ({"memory": "0"}, "memory"),
+        ({"limit": "0"}, "limit"),
+        ({"limit": "201"}, "limit"),
+        ({"limit": "ten"}, "limit"),
+        ({"first_in_line": "maybe"}, "first_in_line"),
+    ],
+)
+def test_a_bad_size_or_limit_is_a_400_naming_its_field(
+    api: APIClient, demo_snapshot: Any, params: dict[str, str], field: str
+) -> None:
+    r = api.get(_url(demo_snapshot), {"first_in_line": "1", **params})
+    assert r.status_code == 400
+    assert list(r.json()) == [field]
+
+
+def test_anyone_else_s_snapshot_is_a_404(api: APIClient, demo_snapshot: Any, stranger: Any) -> None:
+    other = APIClient()
+    other.force_authenticate(stranger)
+    assert other.get(_url(demo_snapshot), {"first_in_line": "1"}).status_code == 404
+    Snapshot.objects.filter(pk=demo_snapshot.pk).update(status="ingesting")
+    assert api.get(_url(demo_snapshot), {"first_in_line": "1"}).status_code == 409
+
+
+def test_the_schema_describes_the_ranking(api: APIClient) -> None:
+    r = api.get("/api/schema/", {"format": "json"})
+    assert r.status_code == 200
+    schemas = r.json()["components"]["schemas"]
+    assert "first_in_line" in schemas["Plan"]["properties"]
+    assert "absorbed" in schemas["AppInLine"]["properties"]
