@@ -8,6 +8,7 @@ import re
 
 from planning.plan import SEVERITIES, Plan
 from scheduling.engine.plan import ClassRung, Finding
+from scheduling.engine.plan.first_in_line import AppInLine, FirstInLine
 from scheduling.engine.words import plural
 from scheduling.presenters.pod import format_quantity
 from scheduling.reports.escaping import md_code, md_text, plain
@@ -114,3 +115,80 @@ def render_plan_markdown(plan: Plan, *, snapshot: str) -> str:
 def finding_line(f: Finding) -> str:
     """One line for a CI log: the rule, the severity, the message."""
     return plain(f"{f.rule} ({f.severity}): {f.message}")
+
+
+# --- first in line ---------------------------------------------------------------------
+
+_LINE_HEAD = [
+    "#",
+    "APP",
+    "PRIORITY",
+    "PODS",
+    "PDB-ALLOWS",
+    "ABSORBED",
+    "CPU",
+    "MEMORY",
+    "FIRST-HIT",
+]
+
+
+def absorbed_words(row: AppInLine, limit: int) -> str:
+    """How many probes an app absorbs: a count, "> limit", or "out of reach"."""
+    if row.absorbed is not None:
+        return f"{row.absorbed:,}"
+    return f"> {limit:,}" if row.reachable else "out of reach"
+
+
+def first_in_line_heading(line: FirstInLine) -> str:
+    size = (
+        f"{format_quantity(line.cpu_millis, 'cpu')} cpu / "
+        f"{format_quantity(line.memory_bytes, 'memory')}"
+    )
+    return (
+        f"First in line: probe pods of {size}, one priority above each app's, "
+        f"at most {line.limit:,} per level"
+    )
+
+
+def _line_cells(rank: int, row: AppInLine, limit: int) -> list[str]:
+    absorbed = row.absorbed
+    hit = row.first_hit
+    return [
+        str(rank),
+        row.app,
+        f"{row.priority:,}" + (f" ({row.priority_class})" if row.priority_class else ""),
+        f"{row.pods:,}",
+        {True: "yes", False: "no", None: "-"}[row.pdb_allows_disruption],
+        absorbed_words(row, limit),
+        format_quantity(row.absorbed_cpu_millis, "cpu") if absorbed is not None else "-",
+        format_quantity(row.absorbed_memory_bytes, "memory") if absorbed is not None else "-",
+        f"replica {hit.replica} on {hit.node}" if hit else "-",
+    ]
+
+
+def render_first_in_line_text(line: FirstInLine) -> str:
+    rows = [_LINE_HEAD] + [
+        [plain(x) for x in _line_cells(i, a, line.limit)] for i, a in enumerate(line.apps, 1)
+    ]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(_LINE_HEAD))]
+    lines = [first_in_line_heading(line) + ":"]
+    lines += [
+        "  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
+        for r in rows
+    ]
+    if line.skipped_levels:
+        levels = ", ".join(f"{v:,}" for v in line.skipped_levels)
+        lines.append(f"  No class is above priority {levels}: nothing may preempt those apps.")
+    return "\n".join(lines) + "\n"
+
+
+def render_first_in_line_markdown(line: FirstInLine) -> str:
+    lines = [f"#### {md_text(first_in_line_heading(line))}", ""]
+    lines.append("| " + " | ".join(h.title() for h in _LINE_HEAD) + " |")
+    lines.append("|" + "---|" * len(_LINE_HEAD))
+    for i, a in enumerate(line.apps, 1):
+        cells = _line_cells(i, a, line.limit)
+        lines.append(
+            "| " + " | ".join([cells[0], md_code(cells[1]), *map(md_text, cells[2:])]) + " |"
+        )
+    return "\n".join(lines) + "\n"

@@ -2,6 +2,7 @@
 
     preemptlab whatif [SNAPSHOT...] -f MANIFEST [-f ...] [whatif options]
     preemptlab plan [SNAPSHOT...] [--format F] [--critical CLASS,...] [--fail-on S]
+                    [--first-in-line [--size CPU,MEMORY] [--limit N]]
     preemptlab snapshot [-o FILE] [--namespace NS] [--selector K=V,...]
     preemptlab push SNAPSHOT... --server URL --token TOKEN [--name NAME]
     preemptlab serve [--port N]
@@ -128,6 +129,13 @@ def parser() -> argparse.ArgumentParser:
         "--critical", action="append", default=[], help="classes whose apps need a PDB (CLASS,...)"
     )
     p.add_argument("--fail-on", default="error", help="error (default), warning, info or never")
+    p.add_argument(
+        "--first-in-line",
+        action="store_true",
+        help="rank the apps by how soon preemption reaches them",
+    )
+    p.add_argument("--size", default="1,2Gi", help="the probe's CPU,MEMORY (default 1,2Gi)")
+    p.add_argument("--limit", default="50", help="probes per priority level (default 50)")
     _cluster_args(p)
     s = sub.add_parser(
         "snapshot",
@@ -253,4 +261,6 @@ def plan(args: argparse.Namespace) -> int:
         options = ["--format", args.format, "--fail-on", args.fail_on]
         for given in args.critical:
             options += ["--critical", given]
+        if args.first_in_line:
+            options += ["--first-in-line", "--size", args.size, "--limit", args.limit]
         return _command("plan", *snapshots, *options)

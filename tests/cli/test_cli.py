@@ -241,3 +241,18 @@ def test_plan_on_a_file_and_on_the_live_context_with_its_quotas(
     live = {c["name"]: c for c in json.loads(r.stdout)["ladder"]}
     assert live["cat-1"]["quotas"] == ["ResourceQuota default/high"]
     assert live["cat-2"] == rungs["cat-2"]
+
+
+def test_plan_passes_first_in_line_on(run_cli: Any) -> None:
+    r = run_cli(
+        "plan", str(DEMO), "--first-in-line", "--size", "1,2Gi", "--limit", "20",
+        "--format", "json", "--fail-on", "never",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr.decode()
+    line = json.loads(r.stdout)["first_in_line"]
+    assert line["limit"] == 20
+    # The first 1-CPU probe at cat-1's level takes node-5's purple (derived by hand in
+    # tests/engine/test_first_in_line.py).
+    assert line["apps"][0]["app"] == "Deployment default/purple"
+    bad = run_cli("plan", str(DEMO), "--first-in-line", "--size", "1")
+    assert bad.returncode == 2 and "--size" in bad.stderr.decode()

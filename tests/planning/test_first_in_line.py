@@ -4,13 +4,20 @@ tests/engine/test_first_in_line.py)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
 from rest_framework.test import APIClient
 
+from clusters.demo import demo_objects
 from clusters.models import Snapshot
 from planning.services import plan_cache_clear
+from scheduling.reports import gates
 
 pytestmark = pytest.mark.django_db
 
@@ -105,3 +112,37 @@ def test_the_schema_describes_the_ranking(api: APIClient) -> None:
     schemas = r.json()["components"]["schemas"]
     assert "first_in_line" in schemas["Plan"]["properties"]
     assert "absorbed" in schemas["AppInLine"]["properties"]
+
+
+def _demo_file(tmp_path: Path) -> str:
+    path = tmp_path / "demo.json"
+    path.write_bytes(orjson.dumps(demo_objects()))
+    return str(path)
+
+
+def test_manage_py_plan_adds_the_ranking_in_every_format(tmp_path: Path, capsys: Any) -> None:
+    snapshot = _demo_file(tmp_path)
+    call_command(
+        "plan", snapshot, "--first-in-line", "--size", "1,2Gi", "--limit", "50",
+        "--format", "json", "--fail-on", "never",
+    )  # fmt: skip
+    body = json.loads(capsys.readouterr().out)
+    assert [a["app"] for a in body["first_in_line"]["apps"][:2]] == [
+        "Deployment default/purple",
+        "Deployment default/blue",
+    ]
+    call_command("plan", snapshot, "--first-in-line", "--fail-on", "never")
+    text = capsys.readouterr().out
+    assert "First in line: probe pods of 1 cpu / 2Gi" in text
+    # Blue absorbs one 1-CPU, 2Gi probe before its pod on node-5 goes.
+    blue = next(line for line in text.splitlines() if "Deployment default/blue" in line)
+    assert blue.split()[:1] == ["2"] and "replica 2 on node-5" in blue
+    call_command("plan", snapshot, "--first-in-line", "--format", "markdown", "--fail-on", "never")
+    assert "| 1 | `Deployment default/purple` |" in capsys.readouterr().out
+    # Without the flag the ranking is not computed nor printed.
+    call_command("plan", snapshot, "--format", "json", "--fail-on", "never")
+    assert "first_in_line" not in json.loads(capsys.readouterr().out)
+    for bad in (["--size", "1"], ["--size", "one,2Gi"], ["--limit", "0"]):
+        with pytest.raises(CommandError) as raised:
+            call_command("plan", snapshot, "--first-in-line", *bad)
+        assert raised.value.returncode == gates.BAD_INPUT
