@@ -7,6 +7,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from planning.plan import Plan
+from scheduling.engine.plan.first_in_line import FirstInLine
 from scheduling.engine.words import plural
 from scheduling.presenters.workload import text_width
 
@@ -127,5 +128,90 @@ def ladder_svg(plan: Plan) -> SafeString:
         bars_x + 20,
         bars_x + 130,
         bars_x + 150,
+    )
+    return mark_safe(head + format_html_join("", "{}", ((r,) for r in rows)) + "</svg>")
+
+
+# --- first in line -------------------------------------------------------------------
+
+# Apps drawn; the table lists them all.
+LINE_APPS_DRAWN = 30
+# An app's name is cut (in the middle) past this many characters; the whole goes in a
+# <title>. Forty-character names fit whole.
+_LINE_NAME_CHARS = 44
+_LINE_BAR_W = 460
+_LINE_ROW_H = 22
+
+
+def _cut(name: str, chars: int = _LINE_NAME_CHARS) -> str:
+    if len(name) <= chars:
+        return name
+    keep = chars - 1
+    return name[: keep // 2] + "…" + name[-(keep - keep // 2) :]
+
+
+def first_in_line_svg(line: FirstInLine) -> SafeString:
+    """A bar per app (the first LINE_APPS_DRAWN, in rank order) of the probe replicas it
+    absorbs, on one scale up to the limit; an app beyond the limit gets a full, hatched
+    bar marked "> limit", one out of reach a note instead of a bar."""
+    apps = line.apps[:LINE_APPS_DRAWN]
+    if not apps:
+        return mark_safe("")
+    label_w = max(200, max(text_width(_cut(a.app), 12) for a in apps) + 12)
+    bars_x = label_w
+    width = bars_x + _LINE_BAR_W + 170
+    height = _TOP + _LINE_ROW_H * len(apps) + 8
+    rows = []
+    for i, a in enumerate(apps):
+        y = _TOP + i * _LINE_ROW_H
+        if a.absorbed is not None:
+            w = _LINE_BAR_W * a.absorbed / line.limit
+            css, words = "absorbed", f"{a.absorbed:,}"
+        elif a.reachable:
+            w, css, words = _LINE_BAR_W, "beyond", f"> {line.limit:,}"
+        else:
+            w, css, words = 0, "unreachable", "out of reach"
+        hit = a.first_hit
+        where = f", first hit by replica {hit.replica} on {hit.node}" if hit else ""
+        rows.append(
+            format_html(
+                '<g class="{}"><title>{} (priority {}): absorbs {} probe replicas{}</title>'
+                '<text x="0" y="{}" class="app-name">{}</text>'
+                '<rect class="track" x="{}" y="{}" width="{}" height="12"/>'
+                '<rect class="bar" x="{}" y="{}" width="{}" height="12"/>'
+                '<text x="{}" y="{}" class="count">{}</text></g>',
+                css,
+                a.app,
+                f"{a.priority:,}",
+                words,
+                where,
+                y + 12,
+                _cut(a.app),
+                bars_x,
+                y + 2,
+                _LINE_BAR_W,
+                bars_x,
+                y + 2,
+                round(w, 1),
+                bars_x + _LINE_BAR_W + 10,
+                y + 12,
+                words,
+            )
+        )
+    head = format_html(
+        '<svg class="first-in-line" id="first-in-line-svg" xmlns="http://www.w3.org/2000/svg" '
+        'viewBox="0 0 {} {}" width="100%" role="img" aria-labelledby="first-in-line-title">'
+        '<title id="first-in-line-title">The first {} apps preemption reaches: the probe '
+        "replicas each absorbs before one of its pods is a victim, up to {}</title>"
+        '<defs><pattern id="beyond-hatch" width="6" height="6" patternUnits="userSpaceOnUse" '
+        'patternTransform="rotate(45)"><rect width="3" height="6" class="hatch"/></pattern></defs>'
+        '<text x="0" y="14" class="head">app</text>'
+        '<text x="{}" y="14" class="head">probe replicas absorbed (0 to {})</text>',
+        round(width),
+        height,
+        len(apps),
+        line.limit,
+        bars_x,
+        line.limit,
     )
     return mark_safe(head + format_html_join("", "{}", ((r,) for r in rows)) + "</svg>")

@@ -14,11 +14,17 @@ from clusters.selectors import snapshot_get
 from planning import selectors
 from planning.api.serializers import MAX_ID
 from planning.compare import Comparison
-from planning.pictures import ladder_svg
+from planning.pictures import first_in_line_svg, ladder_svg
 from planning.plan import SEVERITIES, Plan, UnknownClasses
-from planning.reports import summary_sentence
+from planning.reports import absorbed_words, first_in_line_heading, summary_sentence
 from planning.services import SnapshotNotReady
+from planning.services import snapshot_first_in_line as snapshot_first_in_line_of
 from planning.services import snapshot_plan as snapshot_plan_of
+from scheduling.engine import InvalidInput
+from scheduling.engine.capacity import Size
+from scheduling.engine.objects import CPU, MEMORY
+from scheduling.engine.plan.first_in_line import DEFAULT_LIMIT, MAX_LIMIT
+from scheduling.engine.quantity import resource_value
 
 # Names shown in a list before the rest fold under "N more".
 LISTED = 20
@@ -27,6 +33,27 @@ LISTED = 20
 class CompareForm(forms.Form):
     a = forms.IntegerField(min_value=1, max_value=MAX_ID, label="A")
     b = forms.IntegerField(min_value=1, max_value=MAX_ID, label="B")
+
+
+class FirstInLineForm(forms.Form):
+    cpu = forms.CharField(max_length=32, initial="1", label="CPU")
+    memory = forms.CharField(max_length=32, initial="2Gi", label="Memory")
+    limit = forms.IntegerField(
+        min_value=1, max_value=MAX_LIMIT, initial=DEFAULT_LIMIT, label="Replicas per level"
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if "cpu" in data and "memory" in data:
+            try:
+                # The capacity table's own check: the same words as the API's 400.
+                Size(data["cpu"], data["memory"]).check()
+            except InvalidInput as e:
+                self.add_error(e.field if e.field in ("cpu", "memory") else None, e.message)
+            else:
+                data["cpu_millis"] = resource_value(CPU, data["cpu"])
+                data["memory_bytes"] = resource_value(MEMORY, data["memory"])
+        return data
 
 
 def _folded(items: tuple[str, ...]) -> dict[str, Any]:
@@ -145,9 +172,63 @@ def snapshot_plan(request: HttpRequest, pk: int) -> TemplateResponse:
         "critical_choices": _critical_choices(plan),
         "page": page,
         "query": query_without_page(request),
+        "line_form": first_in_line_form(),
     }
     htmx = getattr(request, "htmx", None)
     partial = htmx is not None and bool(htmx) and htmx.target == "findings" and not htmx.boosted
     return TemplateResponse(
         request, "planning/_findings.html" if partial else "planning/plan.html", ctx
     )
+
+
+# Apps listed a page in the first-in-line table.
+LINE_PER_PAGE = 50
+
+
+def first_in_line_form(request: HttpRequest | None = None) -> FirstInLineForm:
+    """The form as the Plan tab shows it (defaults), or bound to the request's query."""
+    if request is not None and request.GET:
+        return FirstInLineForm(request.GET)
+    return FirstInLineForm(initial={"cpu": "1", "memory": "2Gi", "limit": DEFAULT_LIMIT})
+
+
+@require_GET
+def snapshot_first_in_line(request: HttpRequest, pk: int) -> TemplateResponse:
+    """/snapshots/{id}/plan/first-in-line/?cpu=1&memory=2Gi&limit=50: every app ranked by
+    how soon preemption reaches it; the Plan tab's form loads it into its section (HTMX),
+    a plain GET gets the page."""
+    snapshot = snapshot_get(user=request.user, snapshot_id=pk)
+    ctx: dict[str, Any] = {"snapshot": snapshot}
+    htmx = getattr(request, "htmx", None)
+    partial = htmx is not None and bool(htmx) and htmx.target == "first-in-line"
+    template = "planning/_first_in_line.html" if partial else "planning/first_in_line.html"
+    if not snapshot.is_ready:
+        ctx["not_ready"] = SnapshotNotReady(snapshot).message
+        return TemplateResponse(request, template, ctx, status=409)
+    form = first_in_line_form(request)
+    ctx["line_form"] = form
+    if not form.is_bound:
+        return TemplateResponse(request, template, ctx)
+    if not form.is_valid():
+        # htmx swaps only a 2xx answer: the errors come back in the section.
+        return TemplateResponse(request, template, ctx, status=200 if partial else 400)
+    data = form.cleaned_data
+    line = snapshot_first_in_line_of(
+        snapshot=snapshot,
+        cpu_millis=data["cpu_millis"],
+        memory_bytes=data["memory_bytes"],
+        limit=data["limit"],
+    )
+    page = paginate(request, list(enumerate(line.apps, 1)), per_page=LINE_PER_PAGE)
+    ctx |= {
+        "line": line,
+        "line_heading": first_in_line_heading(line),
+        "line_svg": first_in_line_svg(line),
+        "line_rows": [
+            {"rank": rank, "a": a, "absorbed": absorbed_words(a, line.limit)}
+            for rank, a in page.object_list
+        ],
+        "page": page,
+        "query": query_without_page(request),
+    }
+    return TemplateResponse(request, template, ctx)

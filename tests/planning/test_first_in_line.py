@@ -146,3 +146,68 @@ def test_manage_py_plan_adds_the_ranking_in_every_format(tmp_path: Path, capsys:
         with pytest.raises(CommandError) as raised:
             call_command("plan", snapshot, "--first-in-line", *bad)
         assert raised.value.returncode == gates.BAD_INPUT
+
+
+# The page ------------------------------------------------------------------------------
+
+
+def _page(snapshot: Any) -> str:
+    return f"/snapshots/{snapshot.pk}/plan/first-in-line/"
+
+
+def test_the_plan_tab_offers_the_form_with_its_defaults(
+    owner_client: Any, demo_snapshot: Any
+) -> None:
+    html = owner_client.get(f"/snapshots/{demo_snapshot.pk}/plan/").content.decode()
+    assert 'id="first-in-line-form"' in html
+    assert f'hx-get="{_page(demo_snapshot)}"' in html and 'hx-target="#first-in-line"' in html
+    assert 'name="cpu" value="1"' in html and 'name="memory" value="2Gi"' in html
+    assert 'name="limit" value="50"' in html
+    # Nothing is run until asked.
+    assert 'id="first-in-line-table"' not in html
+
+
+def test_the_ranking_page_and_its_fragment(owner_client: Any, demo_snapshot: Any) -> None:
+    params = {"cpu": "1", "memory": "2Gi", "limit": "50"}
+    html = owner_client.get(_page(demo_snapshot), params).content.decode()
+    assert "<html" in html and 'id="first-in-line-svg"' in html
+    table = html[html.index('id="first-in-line-table"') :]
+    # Ranked as derived by hand: purple, blue, red, green, the ingress controller.
+    order = [
+        table.index(f"<code>{app}</code>")
+        for app in (
+            "Deployment default/purple",
+            "Deployment default/blue",
+            "Deployment default/red",
+            "Deployment default/green",
+        )
+    ]
+    assert order == sorted(order)
+    assert "replica 1 on node-5" in table
+    # coredns is beyond 50 probes; kube-proxy out of reach.
+    assert "&gt; 50" in table and "out of reach" in table
+    fragment = owner_client.get(
+        _page(demo_snapshot), params, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="first-in-line"
+    ).content.decode()
+    assert "<html" not in fragment and fragment.strip().startswith('<div id="first-in-line">')
+
+
+def test_a_bad_size_is_said_in_the_section(owner_client: Any, demo_snapshot: Any) -> None:
+    r = owner_client.get(_page(demo_snapshot), {"cpu": "two", "memory": "2Gi", "limit": "50"})
+    assert r.status_code == 400
+    assert "is not a quantity" in r.content.decode()
+    # htmx swaps only a 2xx answer: the fragment comes back 200 with the error in it.
+    r = owner_client.get(
+        _page(demo_snapshot),
+        {"cpu": "1", "memory": "2Gi", "limit": "999"},
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_TARGET="first-in-line",
+    )
+    assert r.status_code == 200 and 'id="first-in-line-errors"' in r.content.decode()
+
+
+def test_anyone_else_s_ranking_page_is_a_404(
+    client: Any, demo_snapshot: Any, stranger: Any
+) -> None:
+    client.force_login(stranger)
+    assert client.get(_page(demo_snapshot), {"cpu": "1"}).status_code == 404
