@@ -133,6 +133,7 @@ def _pages(snapshot: Any, klass: str) -> list[str]:
         f"{base}/pods/",
         f"{base}/pdbs/",
         f"{base}/plan/",
+        f"{base}/plan/first-in-line/?cpu=1&memory=2Gi&limit=50",
         f"{base}/analyses/",
         f"{base}/analyses/new/",
         f"{base}/pods/{pod.pk}/what-if/",
