@@ -13,14 +13,19 @@ from tests.conftest import browser_login
 pytestmark = pytest.mark.browser
 
 
+def _plan_tab(page: Any, live_server: Any, snapshot: Any) -> None:
+    """Logged in at 1366 px, on the snapshot's Plan tab reached from its tabs."""
+    page.set_viewport_size({"width": 1366, "height": 900})
+    browser_login(page, live_server, "owner")
+    page.goto(f"{live_server.url}/snapshots/{snapshot.pk}/")
+    page.click("#plan-tab")
+    page.wait_for_selector("#ladder-svg")
+
+
 def test_the_demo_s_plan_marked_critical_and_filtered(
     live_server: Any, page: Any, owner: Any, demo_snapshot: Any
 ) -> None:
-    page.set_viewport_size({"width": 1366, "height": 900})
-    browser_login(page, live_server, "owner")
-    page.goto(f"{live_server.url}/snapshots/{demo_snapshot.pk}/")
-    page.click("#plan-tab")
-    page.wait_for_selector("#ladder-svg")
+    _plan_tab(page, live_server, demo_snapshot)
     # Unmarked, the critical tier is the highest user class pods use: cluster-service,
     # whose ingress controller has no PDB; and cat-3 is defined but used by no pod.
     assert page.inner_text("#plan-sentence") == (
@@ -47,9 +52,7 @@ def test_the_demo_s_plan_marked_critical_and_filtered(
 def test_the_demo_s_first_in_line_loaded_into_the_plan_tab(
     live_server: Any, page: Any, owner: Any, demo_snapshot: Any
 ) -> None:
-    page.set_viewport_size({"width": 1366, "height": 900})
-    browser_login(page, live_server, "owner")
-    page.goto(f"{live_server.url}/snapshots/{demo_snapshot.pk}/plan/")
+    _plan_tab(page, live_server, demo_snapshot)
     # The defaults: 1 CPU, 2Gi, 50 replicas per level.
     assert page.input_value("#first-in-line-form input[name=cpu]") == "1"
     assert page.input_value("#first-in-line-form input[name=memory]") == "2Gi"
