@@ -16,8 +16,12 @@ from rest_framework.test import APIClient
 
 from clusters.demo import demo_objects
 from clusters.models import Snapshot
+from clusters.services import snapshot_create_from_objects
+from planning.pictures import first_in_line_svg
 from planning.services import plan_cache_clear
+from scheduling.engine.plan.first_in_line import AppInLine, FirstHit, FirstInLine
 from scheduling.reports import gates
+from tests.engine.builders import make_node, make_pod, make_priority_class
 
 pytestmark = pytest.mark.django_db
 
@@ -211,3 +215,66 @@ def test_anyone_else_s_ranking_page_is_a_404(
 ) -> None:
     client.force_login(stranger)
     assert client.get(_page(demo_snapshot), {"cpu": "1"}).status_code == 404
+
+
+def test_sixty_apps_page_by_fifty(owner_client: Any, owner: Any) -> None:
+    # One 4-CPU node full of sixty lone 50m pods at priority 100 (each its own app), the
+    # node's 1 CPU left free: a 1-CPU probe fits once, and each later probe takes 20 of
+    # them (1 CPU). So 60 apps, ranked, 50 on the first page and 10 on the second.
+    items = [
+        make_priority_class("low", 100),
+        make_node("n").capacity(cpu="4", memory="64Gi", pods="110").obj(),
+    ]
+    items += [
+        make_pod(f"solo-{i:02d}").priority_class("low").priority(100).node("n").req(cpu="50m").obj()
+        for i in range(60)
+    ]
+    snapshot = snapshot_create_from_objects(owner=owner, name="sixty", objects=items)
+    params = {"cpu": "1", "memory": "1Gi", "limit": "10"}
+    first = owner_client.get(_page(snapshot), params).content.decode()
+    assert first.count("<code>Pod default/solo-") == 50
+    assert "Page 1 of 2" in first and "60 in all" in first
+    # The pagination asks for the section again, not the findings.
+    assert 'hx-target="#first-in-line"' in first
+    second = owner_client.get(
+        _page(snapshot),
+        {**params, "page": "2"},
+        HTTP_HX_REQUEST="true",
+        HTTP_HX_TARGET="first-in-line",
+    ).content.decode()
+    assert second.count("<code>Pod default/solo-") == 10
+
+
+def _line(apps: list[AppInLine], limit: int = 50) -> FirstInLine:
+    return FirstInLine(1000, GIB, limit, tuple(apps), (), ())
+
+
+def _app(name: str, absorbed: int | None, reachable: bool = True) -> AppInLine:
+    hit = FirstHit(absorbed + 1, "node-1", "default/x") if absorbed is not None else None
+    return AppInLine(
+        name, "default", 100, "low", 1, None, reachable, absorbed,
+        None if absorbed is None else absorbed * 1000,
+        None if absorbed is None else absorbed * GIB,
+        hit,
+    )  # fmt: skip
+
+
+def test_the_picture_draws_thirty_apps_names_of_forty_characters_whole() -> None:
+    forty = "Deployment team-a/" + "x" * 22
+    sixty = "Deployment team-b/" + "y" * 42
+    assert len(forty) == 40 and len(sixty) == 60
+    apps = [_app(forty, 0), _app(sixty, 3), _app("Pod default/far", None)]
+    apps += [_app(f"Pod default/p{i}", 10) for i in range(40)]
+    apps.append(_app("DaemonSet kube-system/top", None, reachable=False))
+    svg = str(first_in_line_svg(_line(apps)))
+    assert svg.count("<g class=") == 30
+    assert f">{forty}</text>" in svg
+    # Longer than 44 characters: cut in the middle, whole in the tooltip.
+    assert f"<title>{sixty} " in svg and f">{sixty}</text>" not in svg
+    assert ">Deployment team-b/yyyy" in svg and "…" in svg
+    # Beyond the limit: a full, hatched bar and its words.
+    far = svg[svg.index('<g class="beyond">') :]
+    assert 'width="460"' in far.split("</g>")[0] and "&gt; 50</text>" in far.split("</g>")[0]
+    # 3 of 50 probes: 3/50 of the 460 px bar.
+    mid = svg[svg.index(f"<title>{sixty} ") :].split("</g>")[0]
+    assert 'class="bar" x="' in mid and f'width="{round(460 * 3 / 50, 1)}"' in mid
