@@ -18,7 +18,7 @@ from clusters.demo import demo_objects
 from clusters.models import Snapshot
 from clusters.services import snapshot_create_from_objects
 from planning.pictures import first_in_line_svg
-from planning.services import plan_cache_clear
+from planning.services import plan_cache_clear, snapshot_first_in_line
 from scheduling.engine.plan.first_in_line import AppInLine, FirstHit, FirstInLine
 from scheduling.reports import gates
 from tests.engine.builders import make_node, make_pod, make_priority_class
@@ -278,3 +278,17 @@ def test_the_picture_draws_thirty_apps_names_of_forty_characters_whole() -> None
     # 3 of 50 probes: 3/50 of the 460 px bar.
     mid = svg[svg.index(f"<title>{sixty} ") :].split("</g>")[0]
     assert 'class="bar" x="' in mid and f'width="{round(460 * 3 / 50, 1)}"' in mid
+
+
+def test_the_ranking_is_kept_per_snapshot_size_and_limit(demo_snapshot: Any) -> None:
+    def ask(limit: int) -> Any:
+        return snapshot_first_in_line(
+            snapshot=demo_snapshot, cpu_millis=1000, memory_bytes=2 * GIB, limit=limit
+        )
+
+    kept = ask(50)
+    # The same question answers the object kept; another limit is another answer.
+    assert ask(50) is kept
+    assert ask(20) is not kept and ask(20).limit == 20
+    plan_cache_clear()
+    assert ask(50) is not kept
