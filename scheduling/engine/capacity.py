@@ -256,10 +256,10 @@ class Capacity:
         )
 
 
-def check_limit(limit: object) -> int:
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+def check_limit(limit: object, *, most: int = MAX_LIMIT) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= most:
         raise InvalidInput(
-            f"the limit must be a whole number from 1 to {MAX_LIMIT}, not {limit!r}",
+            f"the limit must be a whole number from 1 to {most}, not {limit!r}",
             field="limit",
         )
     return limit

@@ -29,11 +29,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from ..capacity import Capacity, capacity
+from ..capacity import Capacity, capacity, check_limit
 from ..cluster import Cluster
 from ..errors import InvalidInput
 from ..objects import PREEMPT_LOWER_PRIORITY, Pod
-from .index import no_gc, plan_index
+from .index import plan_index
 
 # The probe's name and namespace (a namespace the snapshot need not hold).
 PROBE_NAME = "first-in-line"
@@ -196,11 +196,7 @@ def first_in_line(
 ) -> FirstInLine:
     """Every app with running pods, ranked by how much higher-priority demand of the
     given size the cluster absorbs before preemption takes one of its pods."""
-    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise InvalidInput(
-            f"the limit must be a whole number from 1 to {MAX_LIMIT}, not {limit!r}",
-            field="limit",
-        )
+    limit = check_limit(limit, most=MAX_LIMIT)
     for field, amount in (("cpu", cpu_millis), ("memory", memory_bytes)):
         if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
             raise InvalidInput(f"must be more than 0, not {amount!r}", field=field)
@@ -260,8 +256,7 @@ def first_in_line(
                     first_hit=hit,
                 )
             )
-    with no_gc():
-        rows.sort(key=_rank)
+    rows.sort(key=_rank)
     return FirstInLine(
         cpu_millis=cpu_millis,
         memory_bytes=memory_bytes,
