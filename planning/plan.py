@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from scheduling.engine import Cluster
 from scheduling.engine.plan import ERROR, INFO, WARNING, Finding, Ladder, audit, plan_ladder
+from scheduling.engine.plan.first_in_line import FirstInLine
 
 # Most serious first: the order of the summary, and what --fail-on compares against.
 SEVERITIES = (ERROR, WARNING, INFO)
@@ -77,3 +78,13 @@ def plan_of(cluster: Cluster, *, critical_classes: Collection[str] = ()) -> Plan
         findings=tuple(audit(cluster, critical_classes=critical_classes)),
         critical_classes=tuple(sorted(set(critical_classes))),
     )
+
+
+def with_first_in_line(body: dict[str, object], line: FirstInLine) -> dict[str, object]:
+    """A plan's answer with the ranking as DESIGN.md's REST API has it: ``first_in_line``
+    the ranked apps; ``first_in_line_probe`` how they were measured (the probe's size,
+    the limit, one run per priority level, the levels nothing may preempt)."""
+    ranking = line.to_dict()
+    body["first_in_line"] = ranking.pop("apps")
+    body["first_in_line_probe"] = ranking
+    return body

@@ -28,9 +28,10 @@ class PlanQuerySerializer(serializers.Serializer[Any]):
     )
     first_in_line = serializers.BooleanField(
         required=False,
-        default=False,
-        help_text="Add `first_in_line`: every app ranked by how soon preemption reaches it "
-        "(one simulated run of probe pods per priority level; slower than the plan alone).",
+        default=True,
+        help_text="`first_in_line`: every app ranked by how soon preemption reaches it (one "
+        "simulated run of probe pods per priority level); false leaves it out, for the plan "
+        "alone.",
     )
     cpu = serializers.CharField(
         required=False,
@@ -168,14 +169,9 @@ class LevelRunSerializer(serializers.Serializer[Any]):
     victims = serializers.IntegerField()
 
 
-class FirstInLineSerializer(serializers.Serializer[Any]):
+class FirstInLineProbeSerializer(serializers.Serializer[Any]):
     size = ProbeSizeSerializer()
     limit = serializers.IntegerField()
-    apps = AppInLineSerializer(
-        many=True,
-        help_text="Ranked: absorbed ascending (beyond the limit, then out of reach, last), "
-        "then priority, then app.",
-    )
     runs = LevelRunSerializer(many=True, help_text="One probe run per priority level.")
     skipped_levels = serializers.ListField(
         child=serializers.IntegerField(), help_text="Levels nothing may preempt: no run."
@@ -192,6 +188,12 @@ class PlanSerializer(serializers.Serializer[Any]):
     critical_classes = serializers.ListField(child=serializers.CharField())
     summary = SummarySerializer()
     findings = FindingSerializer(many=True, help_text="Most serious first, in rule order.")
-    first_in_line = FirstInLineSerializer(
-        required=False, help_text="Only with `first_in_line=1` in the query."
+    first_in_line = AppInLineSerializer(
+        many=True,
+        required=False,
+        help_text="Every app ranked: absorbed ascending (beyond the limit, then out of "
+        "reach, last), then priority, then app. Left out with `first_in_line=0`.",
+    )
+    first_in_line_probe = FirstInLineProbeSerializer(
+        required=False, help_text="How the ranking was measured. Left out with `first_in_line=0`."
     )

@@ -16,7 +16,7 @@ from planning.api.serializers import (
     ComparisonSerializer,
     NotAnsweredSerializer,
 )
-from planning.plan import UnknownClasses
+from planning.plan import UnknownClasses, with_first_in_line
 from planning.services import SnapshotNotReady, snapshot_first_in_line, snapshot_plan
 
 
@@ -61,10 +61,11 @@ class SnapshotPlanView(APIView):
             "their share of the cluster, PodDisruptionBudget coverage, namespaces, quotas), "
             "the pods without a class and those naming a deleted one, and the audit's "
             "findings: each with a stable rule id, a severity, the objects it names, why it "
-            "matters (citing its source) and a YAML fix. With `first_in_line=1`, also "
-            "`first_in_line`: every app ranked by how many probe pods of the size `cpu` and "
-            "`memory` (defaults 1 and 2Gi), one priority above the app's, kube-scheduler "
-            "places before it preempts one of the app's pods (at most `limit` per level). "
+            "matters (citing its source) and a YAML fix; and `first_in_line`: every app ranked "
+            "by how many probe pods of the size `cpu` and `memory` (defaults 1 and 2Gi), one "
+            "priority above the app's, kube-scheduler places before it preempts one of the "
+            "app's pods (at most `limit` per level), with `first_in_line_probe` saying how it "
+            "was measured (`first_in_line=0` leaves both out, for the plan alone). "
             "Anyone else's snapshot answers 404; one still ingesting (or failed) 409."
         ),
         parameters=[PlanQuerySerializer],
@@ -97,12 +98,15 @@ class SnapshotPlanView(APIView):
         try:
             body = snapshot_plan(snapshot=snapshot, critical_classes=q["critical"]).to_dict()
             if q["first_in_line"]:
-                body["first_in_line"] = snapshot_first_in_line(
-                    snapshot=snapshot,
-                    cpu_millis=q["cpu_millis"],
-                    memory_bytes=q["memory_bytes"],
-                    limit=q["limit"],
-                ).to_dict()
+                body = with_first_in_line(
+                    body,
+                    snapshot_first_in_line(
+                        snapshot=snapshot,
+                        cpu_millis=q["cpu_millis"],
+                        memory_bytes=q["memory_bytes"],
+                        limit=q["limit"],
+                    ),
+                )
         except SnapshotNotReady as e:
             return Response({"detail": e.message}, status=status.HTTP_409_CONFLICT)
         except UnknownClasses as e:

@@ -249,10 +249,10 @@ def test_plan_passes_first_in_line_on(run_cli: Any) -> None:
         "--format", "json", "--fail-on", "never",
     )  # fmt: skip
     assert r.returncode == 0, r.stderr.decode()
-    line = json.loads(r.stdout)["first_in_line"]
-    assert line["limit"] == 20
+    body = json.loads(r.stdout)
+    assert body["first_in_line_probe"]["limit"] == 20
     # The first 1-CPU probe at cat-1's level takes node-5's purple (derived by hand in
     # tests/engine/test_first_in_line.py).
-    assert line["apps"][0]["app"] == "Deployment default/purple"
+    assert body["first_in_line"][0]["app"] == "Deployment default/purple"
     bad = run_cli("plan", str(DEMO), "--first-in-line", "--size", "1")
     assert bad.returncode == 2 and "--size" in bad.stderr.decode()

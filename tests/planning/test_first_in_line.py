@@ -39,11 +39,12 @@ def _url(snapshot: Any) -> str:
     return f"/api/snapshots/{snapshot.pk}/plan/"
 
 
-def test_the_plain_plan_has_no_ranking(api: APIClient, demo_snapshot: Any) -> None:
-    # Absent unless asked: the plain plan runs no probe.
-    r = api.get(_url(demo_snapshot))
+def test_the_ranking_is_in_the_plan_unless_left_out(api: APIClient, demo_snapshot: Any) -> None:
+    # DESIGN.md's plan answer holds first_in_line (a list); first_in_line=0 runs no probe.
+    assert isinstance(api.get(_url(demo_snapshot)).json()["first_in_line"], list)
+    r = api.get(_url(demo_snapshot), {"first_in_line": "0"})
     assert r.status_code == 200
-    assert "first_in_line" not in r.json()
+    assert "first_in_line" not in r.json() and "first_in_line_probe" not in r.json()
 
 
 def test_the_ranking_rides_along_with_the_plan(api: APIClient, demo_snapshot: Any) -> None:
@@ -53,10 +54,11 @@ def test_the_ranking_rides_along_with_the_plan(api: APIClient, demo_snapshot: An
     assert r.status_code == 200, r.content
     body = r.json()
     assert "ladder" in body and "findings" in body
-    line = body["first_in_line"]
+    line = body["first_in_line_probe"]
     assert line["size"] == {"cpu_millis": 1000, "memory_bytes": 2 * GIB}
     assert line["limit"] == 50
-    first = line["apps"][0]
+    apps = body["first_in_line"]
+    first = apps[0]
     # The first 1-CPU probe at cat-1's level takes node-5's purple (derived by hand in
     # the engine's tests): purple absorbs nothing.
     assert first["app"] == "Deployment default/purple"
@@ -66,8 +68,8 @@ def test_the_ranking_rides_along_with_the_plan(api: APIClient, demo_snapshot: An
     assert first["priority_class"] == "cat-1" and first["pods"] == 4
     # kube-proxy (system-node-critical) is out of reach and ranked last.
     assert line["skipped_levels"] == [2_000_001_000]
-    assert line["apps"][-1]["app"] == "DaemonSet kube-system/kube-proxy"
-    assert line["apps"][-1]["reachable"] is False and line["apps"][-1]["absorbed"] is None
+    assert apps[-1]["app"] == "DaemonSet kube-system/kube-proxy"
+    assert apps[-1]["reachable"] is False and apps[-1]["absorbed"] is None
 
 
 def test_a_smaller_probe_is_absorbed_longer(api: APIClient, demo_snapshot: Any) -> None:
@@ -76,7 +78,7 @@ def test_a_smaller_probe_is_absorbed_longer(api: APIClient, demo_snapshot: Any) 
     # So the first cat-1 pod goes only at replica 6: purple on node-5 still first.
     r = api.get(_url(demo_snapshot), {"first_in_line": "true", "cpu": "300m", "memory": "256Mi"})
     assert r.status_code == 200, r.content
-    first = r.json()["first_in_line"]["apps"][0]
+    first = r.json()["first_in_line"][0]
     assert first["app"] == "Deployment default/purple"
     assert first["absorbed"] == 5
     assert first["absorbed_cpu_millis"] == 1500
@@ -131,7 +133,7 @@ def test_manage_py_plan_adds_the_ranking_in_every_format(tmp_path: Path, capsys:
         "--format", "json", "--fail-on", "never",
     )  # fmt: skip
     body = json.loads(capsys.readouterr().out)
-    assert [a["app"] for a in body["first_in_line"]["apps"][:2]] == [
+    assert [a["app"] for a in body["first_in_line"][:2]] == [
         "Deployment default/purple",
         "Deployment default/blue",
     ]

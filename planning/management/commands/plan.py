@@ -8,7 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from planning.plan import SEVERITIES, UnknownClasses, plan_of
+from planning.plan import SEVERITIES, UnknownClasses, plan_of, with_first_in_line
 from planning.reports import (
     finding_line,
     render_first_in_line_markdown,
@@ -124,7 +124,7 @@ class Command(BaseCommand):
         if options["format"] == "json":
             body = plan.to_dict()
             if line is not None:
-                body["first_in_line"] = line.to_dict()
+                body = with_first_in_line(body, line)
             self.stdout.write(json.dumps(body, indent=2))
         elif options["format"] == "markdown":
             self.stdout.write(render_plan_markdown(plan, snapshot=name), ending="")
