@@ -24,8 +24,11 @@ def fit_error_message(
         msg += f" {pre_filter_msg}."
     else:
         reasons: Counter[str] = Counter()
-        for st in node_to_status.values():
-            reasons.update(st.reasons)
+        # Thousands of nodes share a handful of reason lists: count the lists, then
+        # their reasons (one pass in C instead of a Counter.update per node).
+        for listed, n in Counter(tuple(st.reasons) for st in node_to_status.values()).items():
+            for r in listed:
+                reasons[r] += n
         if len(node_to_status) < num_all_nodes:
             for r in absent_status.reasons:
                 reasons[r] += num_all_nodes - len(node_to_status)

@@ -84,11 +84,15 @@ class Evaluator:
         *,
         dry_runs: DryRunCache | None = None,
         shares: bool = False,
+        ranked: bool = True,
     ) -> None:
         self.fw = fw
         # Work out where each of the real scheduler's random offsets leads (a single
         # what-if shows it; a simulation's cycles do not need it).
         self.shares = shares
+        # Every candidate ranked best first (the tie-break table of a single what-if); a
+        # simulation's cycle reads only the chosen node and its tie set.
+        self.ranked = ranked
         self.policy: Interface = policy if policy is not None else DefaultPreemption(fw)
         self.dry_runs = dry_runs
 
@@ -206,7 +210,8 @@ class Evaluator:
             )
             return res
         res.chosen, res.tied = self.select_candidate(candidates)
-        res.candidates = rank_candidates(candidates, policy.ordered_score_funcs())
+        if self.ranked:
+            res.candidates = rank_candidates(candidates, policy.ordered_score_funcs())
         return res
 
 
@@ -217,5 +222,6 @@ def preempt(
     diagnosis: Diagnosis,
     dry_runs: DryRunCache | None = None,
 ) -> PreemptionResult:
-    """Preempt with the default policy."""
-    return Evaluator(fw, dry_runs=dry_runs).preempt(state, pod, diagnosis)
+    """Preempt with the default policy, as a simulation's cycle does: the candidates are
+    not ranked (``candidates`` stays empty; ``chosen`` and ``tied`` are the answer)."""
+    return Evaluator(fw, dry_runs=dry_runs, ranked=False).preempt(state, pod, diagnosis)
