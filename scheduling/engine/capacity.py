@@ -41,13 +41,13 @@ from .simulate.result import CycleResult
 from .workload import expand_workload
 
 # Replicas simulated when the caller states no limit, and the most one question may ask.
-# Measured with bench/capacity_bench.py on bench/generate_cluster's large cluster (5,000
-# nodes, 150,000 pods, 2,000 PDBs): a replica that preempts takes 20-30 ms there, one
-# that fits 1-2 ms; 500 preempting replicas took 9.4 s. So the most, 500, answers in
-# about 15 s, and the every-class table (500 per class, four classes) within a minute:
-# inside the analysis budget's 120 s, which stops anything longer and says so.
+# Measured on bench/generate_cluster's large cluster (5,000 nodes, 150,000 pods, 2,000
+# PDBs): a replica that preempts takes about 12 ms there, one that fits 1-2 ms; 500
+# preempting replicas took 5.8 s. So the most, 1,000, answers in about 12 s, and the
+# every-class table (1,000 per class, four classes) within a minute: inside the
+# analysis budget's 120 s, which stops anything longer and says so.
 DEFAULT_LIMIT = 100
-MAX_LIMIT = 500
+MAX_LIMIT = 1000
 
 # The label a template without labels gets, so its ReplicaSet has a selector.
 TEMPLATE_LABEL = "preemptlab.io/capacity-of"
@@ -259,7 +259,7 @@ class Capacity:
 def check_limit(limit: object, *, most: int = MAX_LIMIT) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= most:
         raise InvalidInput(
-            f"the limit must be a whole number from 1 to {most}, not {limit!r}",
+            f"the limit must be a whole number from 1 to {most:,}, not {limit!r}",
             field="limit",
         )
     return limit

@@ -290,7 +290,7 @@ def test_the_button_refuses_a_workload_and_a_bad_limit(
         },
     )
     assert r.status_code == 400
-    assert f"from 1 to {MAX_LIMIT}" in r.content.decode()
+    assert f"from 1 to {MAX_LIMIT:,}" in r.content.decode()
     assert not Analysis.objects.exists()
 
 
