@@ -50,6 +50,12 @@ def test_it_ingests_a_large_upload_on_the_worker(celery_worker_process: Any, own
     from clusters.parsed import PARSED_VERSION
 
     snapshot_id = body["id"]
+    # Stored right after the snapshot is ready (ready does not wait for it): the worker
+    # may still be writing it when the status is first read.
+    deadline = time.monotonic() + 30
+    while not ParsedCluster.objects.filter(snapshot_id=snapshot_id).exists():
+        assert time.monotonic() < deadline, "the parsed cluster was never stored"
+        time.sleep(0.2)
     assert ParsedCluster.objects.get(snapshot_id=snapshot_id).version == PARSED_VERSION
     pod = {
         "apiVersion": "v1",
