@@ -11,14 +11,13 @@ import gc
 import logging
 import pickle
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import psycopg
 from django.db import connection
 
 from clusters.models import ParsedCluster, Snapshot
 from scheduling.engine import ENGINE_VERSION, Cluster
+from scheduling.engine.collector import collector_paused
 
 logger = logging.getLogger(__name__)
 
@@ -27,19 +26,6 @@ logger = logging.getLogger(__name__)
 # preemption_order, Pod pickled as one tuple), so an older row is parsed again.
 STORE_FORMAT = "pickle-5-v2"
 PARSED_VERSION = f"{ENGINE_VERSION}|{STORE_FORMAT}|py{sys.version_info[0]}.{sys.version_info[1]}"
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pickling or unpickling a cluster touches ~10 objects per pod; the cyclic collector
-    would walk the growing heap again and again meanwhile (a third of the time)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _raw_cursor() -> psycopg.Cursor[tuple[object, ...]]:
@@ -51,7 +37,7 @@ def _raw_cursor() -> psycopg.Cursor[tuple[object, ...]]:
 
 def parsed_cluster_store(*, snapshot: Snapshot, cluster: Cluster) -> None:
     """Keeps ``cluster`` as the snapshot's stored form (replacing an older one)."""
-    with _collector_paused():
+    with collector_paused():
         data = pickle.dumps(cluster, protocol=5)
     if connection.vendor != "postgresql":
         ParsedCluster.objects.update_or_create(
@@ -97,7 +83,7 @@ def parsed_cluster_fetch(*, snapshot: Snapshot) -> Cluster | None:
     if data is None:
         return None
     try:
-        with _collector_paused():
+        with collector_paused():
             cluster = pickle.loads(data)
             # A long-lived cluster in a worker, never garbage: freezing it spares every
             # later collection a walk over its million objects.

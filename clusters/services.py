@@ -6,7 +6,6 @@ The HTML views, the API, the CLI and the Celery task all go through these.
 from __future__ import annotations
 
 import functools
-import gc
 import itertools
 import logging
 import re
@@ -16,7 +15,6 @@ import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -52,6 +50,7 @@ from config.incidents import record_incident
 from config.input_limits import short_number, unstorable_value
 from config.leases import lease_heartbeat, lease_release_fields
 from scheduling.engine import InvalidInput, load_cluster
+from scheduling.engine.collector import collector_paused
 from scheduling.engine.documents import is_gzip
 
 log = logging.getLogger(__name__)
@@ -369,18 +368,6 @@ def _executor() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="snapshot-compress")
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Building hundreds of thousands of objects: the cyclic collector only slows it down."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _relocate(err: InvalidInput, parts: list[FileObjects], origins: list[int]) -> InvalidInput:
     """Name the file and the item in it, rather than the index in the merged list."""
     if err.index is not None and 0 <= err.index < len(origins):
@@ -581,7 +568,7 @@ def snapshot_ingest_files(
     started = time.monotonic()
     cluster = None
     try:
-        with _gc_paused():
+        with collector_paused():
             cluster = _ingest(snapshot, files, progress)
     except InvalidInput as err:
         snapshot_fail(snapshot=snapshot, error=str(err))

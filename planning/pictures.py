@@ -26,7 +26,7 @@ def ladder_svg(plan: Plan) -> SafeString:
     """Classes by value (the system ones too), then the pods naming a deleted class and
     the pods without one, each a rung; two bars a rung: cpu (dark), memory (light)."""
     rungs: list[tuple[str, str, float, float, str, str]] = []  # label, value, cpu, mem, note, css
-    for c in sorted(plan.ladder.classes, key=lambda c: (-c.value, c.name)):
+    for c in plan.ladder.by_value():
         notes = []
         if c.global_default:
             notes.append("default")

@@ -50,12 +50,8 @@ def _ladder_cells(c: ClassRung) -> list[str]:
 _LADDER_HEAD = ["CLASS", "VALUE", "FLAGS", "PODS", "APPS", "CPU", "MEMORY", "CPU%", "PDB-COVERED"]
 
 
-def _by_value(plan: Plan) -> list[ClassRung]:
-    return sorted(plan.ladder.classes, key=lambda c: (-c.value, c.name))
-
-
 def render_plan_text(plan: Plan) -> str:
-    rows = [_LADDER_HEAD] + [[plain(x) for x in _ladder_cells(c)] for c in _by_value(plan)]
+    rows = [_LADDER_HEAD] + [[plain(x) for x in _ladder_cells(c)] for c in plan.ladder.by_value()]
     widths = [max(len(r[i]) for r in rows) for i in range(len(_LADDER_HEAD))]
     lines = ["PriorityClass ladder, highest first:"]
     lines += [
@@ -96,7 +92,7 @@ def render_plan_markdown(plan: Plan, *, snapshot: str) -> str:
     lines = [f"### Priority plan of {snapshot}", "", md_text(summary_sentence(plan)), ""]
     lines.append("| " + " | ".join(h.title() for h in _LADDER_HEAD) + " |")
     lines.append("|" + "---|" * len(_LADDER_HEAD))
-    for c in _by_value(plan):
+    for c in plan.ladder.by_value():
         cells = _ladder_cells(c)
         lines.append("| " + " | ".join([md_code(cells[0]), *map(md_text, cells[1:])]) + " |")
     lines.append("")

@@ -131,11 +131,7 @@ OBJECTS_SHOWN = 12
 
 
 def _critical_choices(plan: Plan) -> list[tuple[str, str]]:
-    return [
-        (c.name, f"{c.name} ({c.value:,})")
-        for c in sorted(plan.ladder.classes, key=lambda c: (-c.value, c.name))
-        if not c.builtin
-    ]
+    return [(c.name, f"{c.name} ({c.value:,})") for c in plan.ladder.by_value() if not c.builtin]
 
 
 @require_GET
@@ -164,7 +160,7 @@ def snapshot_plan(request: HttpRequest, pk: int) -> TemplateResponse:
     ctx |= {
         "plan": plan,
         "summary": summary_sentence(plan),
-        "ladder": sorted(plan.ladder.classes, key=lambda c: (-c.value, c.name)),
+        "ladder": plan.ladder.by_value(),
         "ladder_svg": ladder_svg(plan),
         "counts": [(s, plan.count(s)) for s in SEVERITIES],
         "severity": severity if severity in SEVERITIES else "",

@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from .collector import collector_paused
 from .errors import InvalidInput
 from .objects import PDB, Node, Pod, PriorityClass, ResourceQuota
 from .priority import (
@@ -313,9 +314,7 @@ def load_cluster(
     the snapshot lacks keeps its priority (see ``PriorityResolver.resolve_admitted``)
     instead of being refused as a pod submitted now would be.
     """
-    gc_was_enabled = gc.isenabled()
-    gc.disable()  # building a large object graph: the cyclic collector only slows it down
-    try:
+    with collector_paused():  # building a large object graph
         nodes: list[Node] = []
         pods: list[Pod] = []
         pdbs: list[PDB] = []
@@ -391,8 +390,5 @@ def load_cluster(
             defaulted_pods=defaulted,
         )
         cluster.index_pdbs()
-    finally:
-        if gc_was_enabled:
-            gc.enable()
     gc.freeze()  # the loaded graph is long-lived: keep it out of later collections
     return cluster

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from ..cluster import Cluster
+from ..collector import collector_paused
 from .context import audit_context
 from .finding import Finding
-from .index import PlanIndex, no_gc, plan_index
+from .index import PlanIndex, plan_index
 from .rules import RULE_IDS, RULES
 
 _ORDER = {rule: i for i, rule in enumerate(RULE_IDS)}
@@ -25,7 +26,7 @@ def audit(cluster: Cluster, *, critical_classes: Collection[str] = ()) -> list[F
 
 def audit_of(index: PlanIndex, *, critical_classes: Collection[str] = ()) -> list[Finding]:
     ctx = audit_context(index, critical_classes)
-    with no_gc():
+    with collector_paused():
         findings = [rule.finding(draft) for rule in RULES for draft in rule.check(ctx)]
     findings.sort(key=lambda f: (_ORDER[f.rule], f.objects))
     return findings

@@ -7,14 +7,12 @@ A loaded Cluster never changes: the index is built on first use and kept with it
 
 from __future__ import annotations
 
-import gc
 import weakref
 from collections import Counter, defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ..cluster import Cluster
+from ..collector import collector_paused
 from ..objects import CPU, MEMORY, PDB, Pod, PriorityClass
 from ..priority import (
     HIGHEST_USER_DEFINABLE_PRIORITY,
@@ -88,23 +86,10 @@ def counted_selector(pdb: PDB) -> bool:
 _INDEXES: weakref.WeakKeyDictionary[Cluster, PlanIndex] = weakref.WeakKeyDictionary()
 
 
-@contextmanager
-def no_gc() -> Iterator[None]:
-    """The cyclic collector off while many short-lived objects are made: on a large
-    cluster it would otherwise walk every object of the caller's heap again and again."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def plan_index(cluster: Cluster) -> PlanIndex:
     index = _INDEXES.get(cluster)
     if index is None:
-        with no_gc():
+        with collector_paused():
             index = _build(cluster)
         _INDEXES[cluster] = index
     return index

@@ -7,10 +7,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from ..cluster import Cluster
+from ..collector import collector_paused
 from ..objects import CPU, MEMORY, PREEMPT_LOWER_PRIORITY
 from ..priority import FROM_SPEC
 from .apps import quota_ref
-from .index import PlanIndex, is_system_class, no_gc, plan_index
+from .index import PlanIndex, is_system_class, plan_index
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +135,10 @@ class Ladder:
             "allocatable_memory_bytes": self.allocatable_memory_bytes,
         }
 
+    def by_value(self) -> list[ClassRung]:
+        """The classes as a ladder reads: highest value first (name among equals)."""
+        return sorted(self.classes, key=lambda c: (-c.value, c.name))
+
     def rung(self, name: str) -> ClassRung:
         for c in self.classes:
             if c.name == name:
@@ -161,7 +166,7 @@ def _share(part: int, whole: int) -> float:
 def plan_ladder(cluster: Cluster) -> Ladder:
     """Every PriorityClass, the built-in system ones too, in name order, with its use."""
     index = plan_index(cluster)
-    with no_gc():
+    with collector_paused():
         return ladder_of(index)
 
 
