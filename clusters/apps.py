@@ -57,12 +57,26 @@ def _abandon(now: datetime) -> int:
     )
 
 
+def _drop_pods(sender: Any, instance: Any, using: str, **kwargs: Any) -> None:
+    """A snapshot's pods go with their partition's table, not row by row."""
+    from django.db import connections
+
+    from clusters.pod_partitions import drop_partition
+
+    drop_partition(instance.pk, connections[using])
+
+
 class ClustersConfig(AppConfig):
     name = "clusters"
     verbose_name = "Cluster snapshots"
 
     def ready(self) -> None:
+        from django.db.models.signals import pre_delete
+
+        from clusters.models import Snapshot
         from config.reconciler import DurableWork, durable_work_register
+
+        pre_delete.connect(_drop_pods, sender=Snapshot, dispatch_uid="clusters.drop_pods")
 
         durable_work_register(
             DurableWork(

@@ -22,8 +22,7 @@ from typing import Any
 import orjson
 from django.conf import settings
 from django.db import connection, connections, transaction
-from django.db.backends.base.operations import BaseDatabaseOperations
-from django.db.models import Field, Model
+from django.db.models import Model
 from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 
@@ -38,6 +37,8 @@ from clusters.constants import (
     SnapshotStatus,
 )
 from clusters.ingest import rows
+from clusters.ingest.bounds import beyond_64_bits, column, within_columns
+from clusters.ingest.pod_store import store_pods
 from clusters.ingest.reading import (
     FileObjects,
     max_uncompressed_bytes,
@@ -45,9 +46,10 @@ from clusters.ingest.reading import (
     refuse_unstorable_object,
 )
 from clusters.parsed import parsed_cluster_store
+from clusters.pod_partitions import partition_table, pods_partitioned
 from config.faults import BrokerUnavailable, is_database_fault, publish
 from config.incidents import record_incident
-from config.input_limits import short_number, unstorable_value
+from config.input_limits import unstorable_value
 from config.leases import lease_heartbeat, lease_release_fields
 from scheduling.engine import InvalidInput, load_cluster
 from scheduling.engine.collector import collector_paused
@@ -406,110 +408,18 @@ def _offset(parts: list[FileObjects], part_index: int) -> int:
     return sum(len(p.objects) for p in parts[:part_index])
 
 
-def _analyze_tables() -> None:
-    """Refresh PostgreSQL's statistics after a big insert, so the very next page
-    gets index plans instead of guesses about an 'empty' table."""
+def _analyze_tables(snapshot: models.Snapshot) -> None:
+    """Refresh PostgreSQL's statistics after a big insert, so the next pages get index
+    plans instead of guesses about an 'empty' table. Partitioned pods: the snapshot's
+    own partition only (ANALYZE of the parent would sample every snapshot's)."""
     if connection.vendor != "postgresql" or connection.in_atomic_block:
         return
+    pods = models.Pod._meta.db_table
+    if pods_partitioned(connection):
+        pods = partition_table(snapshot.pk)
     with connection.cursor() as cursor:
-        for model in (models.Pod, models.Node):
-            cursor.execute(f"ANALYZE {connection.ops.quote_name(model._meta.db_table)}")
-
-
-def _column(field: Field[Any, Any]) -> str:
-    """The database column of a concrete field (only non-concrete fields have none)."""
-    if field.column is None:
-        raise TypeError(f"{field!r} has no database column")
-    return field.column
-
-
-# The Kubernetes field each bounded browse column is read from, for the error message.
-_COLUMN_FIELDS = {
-    "allocatable": "status.allocatable",
-    "requested": "spec.containers[*].resources.requests",
-    "requests": "spec.containers[*].resources.requests",
-    "cpu_allocatable": "status.allocatable.cpu",
-    "memory_allocatable": "status.allocatable.memory",
-    "labels": "metadata.labels",
-    "name": "metadata.name",
-    "namespace": "metadata.namespace",
-    "node_name": "spec.nodeName",
-    "nominated_node_name": "status.nominatedNodeName",
-    "phase": "status.phase",
-    "priority_class": "spec.priorityClassName",
-    "preemption_policy": "preemptionPolicy",
-    "qos_class": "status.qosClass",
-    "owner": "metadata.ownerReferences",
-    "min_available": "spec.minAvailable",
-    "max_unavailable": "spec.maxUnavailable",
-}
-_KINDS = {
-    models.Node: "Node",
-    models.Pod: "Pod",
-    models.PodDisruptionBudget: "PodDisruptionBudget",
-    models.PriorityClass: "PriorityClass",
-}
-
-
-def _within_columns(
-    model: type[Model], rows_iter: Iterable[dict[str, Any]]
-) -> Iterator[dict[str, Any]]:
-    """The rows, each checked against its bounded columns: a value longer than Kubernetes
-    allows (a 300-character node name) is refused naming the object, the field and the
-    limit, instead of failing the insert with the database's own words."""
-    bounded = [
-        (f.attname, f.max_length)
-        for f in model._meta.concrete_fields
-        if f.max_length and f.get_internal_type() == "CharField"
-    ]
-    # The range each integer column declares, the same on every database: SQLite would
-    # store 64 bits in an IntegerField that PostgreSQL keeps in 32.
-    ranges = BaseDatabaseOperations.integer_field_ranges
-    integers = [
-        (f.attname, ranges[f.get_internal_type()])
-        for f in model._meta.concrete_fields
-        if f.get_internal_type() in ranges
-    ]
-    kind = _KINDS.get(model, model.__name__)
-    for row in rows_iter:
-        for attname, (low, high) in integers:
-            number = row.get(attname)
-            if isinstance(number, int) and not low <= number <= high:
-                raise _out_of_range(model, row, attname, low, high)
-        for attname, limit in bounded:
-            value = row.get(attname)
-            if isinstance(value, str) and len(value) > limit:
-                raise InvalidInput(
-                    f"is {len(value):,} characters; at most {limit} are allowed",
-                    kind=kind,
-                    namespace=row.get("namespace") or None,
-                    name=str(row.get("name") or "")[:80] or None,
-                    field=_COLUMN_FIELDS.get(attname, attname),
-                )
-        yield row
-
-
-def _out_of_range(
-    model: type[Model], row: dict[str, Any], attname: str, low: int, high: int
-) -> InvalidInput:
-    bits = "32-bit" if high < 2**32 else "64-bit"
-    return InvalidInput(
-        f"{short_number(row[attname])} is beyond the {bits} range this field holds ({low:,} to {high:,})",
-        kind=_KINDS.get(model, model.__name__),
-        namespace=row.get("namespace") or None,
-        name=str(row.get("name") or "")[:80] or None,
-        field=_COLUMN_FIELDS.get(attname, attname),
-    )
-
-
-def _beyond_64_bits(model: type[Model], row: dict[str, Any], attname: str) -> InvalidInput:
-    return InvalidInput(
-        "holds a number beyond the 64-bit range",
-        kind=_KINDS.get(model, model.__name__),
-        namespace=row.get("namespace") or None,
-        name=str(row.get("name") or "")[:80] or None,
-        field=_COLUMN_FIELDS.get(attname, attname),
-    )
+        for table in (pods, models.Node._meta.db_table):
+            cursor.execute(f"ANALYZE {connection.ops.quote_name(table)}")
 
 
 def _insert(model: type[Model], rows_iter: Iterable[dict[str, Any]]) -> Iterator[int]:
@@ -520,7 +430,7 @@ def _insert(model: type[Model], rows_iter: Iterable[dict[str, Any]]) -> Iterator
     transaction.
     """
     done = 0
-    rows_iter = _within_columns(model, rows_iter)
+    rows_iter = within_columns(model, rows_iter)
     if connection.vendor != "postgresql":
         it = iter(rows_iter)
         while batch := list(itertools.islice(it, BULK_BATCH_SIZE)):
@@ -535,7 +445,7 @@ def _insert(model: type[Model], rows_iter: Iterable[dict[str, Any]]) -> Iterator
     quote = connection.ops.quote_name
     sql = (
         f"COPY {quote(model._meta.db_table)} "
-        f"({', '.join(quote(_column(f)) for f in fields)}) FROM STDIN"
+        f"({', '.join(quote(column(f)) for f in fields)}) FROM STDIN"
     )
     dumps = orjson.dumps
     with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
@@ -548,7 +458,7 @@ def _insert(model: type[Model], rows_iter: Iterable[dict[str, Any]]) -> Iterator
                     try:
                         value = dumps(value).decode()
                     except orjson.JSONEncodeError:  # only an integer beyond 64 bits
-                        raise _beyond_64_bits(model, row, name) from None
+                        raise beyond_64_bits(model, row, name) from None
                 values.append(value)
             write_row(values)
             done += 1
@@ -583,9 +493,10 @@ def snapshot_ingest_files(
     finally:
         progress.close()
     if snapshot.is_ready:
-        _analyze_tables()
+        # Ready (browsable, what-ifs accepted) since the commit: that is the duration.
         snapshot.duration_ms = int((time.monotonic() - started) * 1000)
         models.Snapshot.objects.filter(pk=snapshot.pk).update(duration_ms=snapshot.duration_ms)
+        _analyze_tables(snapshot)
         if cluster is not None:
             _keep_parsed(snapshot, cluster)
     return snapshot
@@ -728,12 +639,7 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
         for _ in _insert(models.Node, rows.node_rows(cluster, snapshot, bands)):
             pass
         total_pods = len(cluster.pods)
-        for stored in _insert(models.Pod, rows.pod_rows(cluster, snapshot, locations)):
-            if stored and stored % (BULK_BATCH_SIZE * 10) == 0:
-                progress(
-                    65 + int(30 * stored / total_pods),
-                    f"Storing pods: {stored:,} of {total_pods:,}",
-                )
+        store_pods(snapshot, rows.pod_columns(cluster, snapshot, locations), progress)
         for _ in _insert(models.PodDisruptionBudget, rows.pdb_rows(cluster, snapshot, pdb_status)):
             pass
         classes = list(rows.priority_class_rows(cluster, snapshot))

@@ -98,40 +98,41 @@ def node_rows(
         )
 
 
-def pod_rows(
+def pod_columns(
     cluster: Cluster,
     snapshot: models.Snapshot,
     locations: dict[tuple[str, str], tuple[int, int]] | None = None,
-) -> Iterator[dict[str, Any]]:
-    """The pods' browse rows; ``locations`` gives where each pod's stored object is
-    (chunk, index in it) by (namespace, name)."""
-    snapshot_id = snapshot.pk
+) -> dict[str, list[Any]]:
+    """The pods' browse rows as columns (a list of values per attribute name), built
+    a column at a time: 150,000 rows as dicts cost more than storing them.
+    ``locations`` gives where each pod's stored object is (chunk, index in it) by
+    (namespace, name)."""
+    pods = cluster.pods
     locations = locations or {}
     nowhere: tuple[int | None, int | None] = (None, None)
-    for pod in cluster.pods:
-        requests = pod.requests
-        chunk, index = locations.get((pod.namespace, pod.name), nowhere)
-        yield dict(
-            snapshot_id=snapshot_id,
-            namespace=pod.namespace,
-            name=pod.name,
-            uid=pod.uid or "",
-            node_name=pod.node_name or "",
-            phase=pod.phase or "",
-            priority=pod.priority,
-            priority_class=pod.priority_class_name or "",
-            preemption_policy=pod.preemption_policy or "",
-            qos_class=pod.qos_class or "",
-            cpu_request=requests.get(CPU, 0),
-            memory_request=requests.get(MEMORY, 0),
-            requests=requests,
-            owner=pod.owner or "",
-            start_time=parse_time(pod.start_time),
-            terminating=bool(pod.terminating),
-            nominated_node_name=pod.nominated_node_name or "",
-            object_chunk=chunk,
-            object_index=index,
-        )
+    where = [locations.get((p.namespace, p.name), nowhere) for p in pods]
+    requests = [p.requests for p in pods]
+    return {
+        "snapshot_id": [snapshot.pk] * len(pods),
+        "namespace": [p.namespace for p in pods],
+        "name": [p.name for p in pods],
+        "uid": [p.uid or "" for p in pods],
+        "node_name": [p.node_name or "" for p in pods],
+        "phase": [p.phase or "" for p in pods],
+        "priority": [p.priority for p in pods],
+        "priority_class": [p.priority_class_name or "" for p in pods],
+        "preemption_policy": [p.preemption_policy or "" for p in pods],
+        "qos_class": [p.qos_class or "" for p in pods],
+        "cpu_request": [r.get(CPU, 0) for r in requests],
+        "memory_request": [r.get(MEMORY, 0) for r in requests],
+        "requests": requests,
+        "owner": [p.owner or "" for p in pods],
+        "start_time": [parse_time(p.start_time) for p in pods],
+        "terminating": [bool(p.terminating) for p in pods],
+        "nominated_node_name": [p.nominated_node_name or "" for p in pods],
+        "object_chunk": [chunk for chunk, _ in where],
+        "object_index": [index for _, index in where],
+    }
 
 
 def selector_text(selector: dict[str, Any] | None) -> str:

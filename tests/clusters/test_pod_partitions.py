@@ -1,0 +1,153 @@
+"""Each snapshot's pods in a partition of their own on PostgreSQL: written by COPY into
+a bare table, indexed, attached; dropped with the snapshot; rolled back with a failed
+ingest. And the COPY text the rows travel in keeps every character."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from clusters import models, services
+from clusters.ingest import rows
+from clusters.ingest.copy_text import copy_text
+from clusters.pod_partitions import partition_table, pods_partitioned
+from scheduling.engine import InvalidInput
+from tests.clusters.builders import dump, make_node, make_pod, small_cluster
+
+postgresql_only = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="partitions are PostgreSQL's"
+)
+
+
+def _tables_like(pattern: str) -> set[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT tablename FROM pg_tables WHERE tablename LIKE %s", [pattern])
+        return {row[0] for row in cursor.fetchall()}
+
+
+def _partition_of(table: str) -> str | None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT inhparent::regclass::text FROM pg_inherits WHERE inhrelid = to_regclass(%s)",
+            [table],
+        )
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+def _index_count(table: str) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_index WHERE indrelid = to_regclass(%s)", [table])
+        return int(cursor.fetchone()[0])
+
+
+def _ingest(owner: Any, objects: list[dict[str, Any]]) -> models.Snapshot:
+    return services.snapshot_create(
+        owner=owner, name="s", files=[services.UploadedFile(name="s.json", data=dump(objects))]
+    )
+
+
+@postgresql_only
+def test_a_snapshots_pods_are_a_partition_with_the_parents_indexes(owner: Any) -> None:
+    assert pods_partitioned(connection)
+    snapshot = _ingest(owner, small_cluster())
+    table = partition_table(snapshot.pk)
+    assert _partition_of(table) == models.Pod._meta.db_table
+    # The primary key and every index of the model, adopted by the parent's indexes.
+    assert _index_count(table) == 1 + len(models.Pod._meta.indexes)
+    with connection.cursor() as cursor:
+        cursor.execute(f'SELECT count(*) FROM "{table}"')
+        assert cursor.fetchone()[0] == snapshot.pod_count == 4
+    assert models.Pod.objects.filter(snapshot=snapshot).count() == 4
+
+
+@postgresql_only
+def test_deleting_a_snapshot_drops_its_partition(owner: Any) -> None:
+    kept = _ingest(owner, small_cluster())
+    gone = _ingest(owner, small_cluster())
+    gone_id = gone.pk
+    services.snapshot_delete(snapshot=gone)
+    assert partition_table(gone_id) not in _tables_like("clusters_pod_p%")
+    assert partition_table(kept.pk) in _tables_like("clusters_pod_p%")
+    assert not models.Pod.objects.filter(snapshot_id=gone_id).exists()
+    assert models.Pod.objects.filter(snapshot=kept).count() == 4
+
+
+@postgresql_only
+def test_an_ingest_failing_after_the_pods_leaves_no_table(owner: Any, monkeypatch: Any) -> None:
+    before = _tables_like("clusters_pod_p%")
+
+    def refuse(*args: Any) -> Any:
+        raise InvalidInput("refused after the pods were stored", kind="PodDisruptionBudget")
+
+    monkeypatch.setattr(rows, "pdb_rows", refuse)
+    with pytest.raises(services.SnapshotRejected, match="refused after the pods"):
+        _ingest(owner, small_cluster())
+    assert _tables_like("clusters_pod_p%") == before
+    assert not models.Pod.objects.exists()
+
+
+@postgresql_only
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_moves_existing_pods_into_partitions_and_back(owner: Any) -> None:
+    snapshot = _ingest(owner, small_cluster())
+    names = set(models.Pod.objects.filter(snapshot=snapshot).values_list("name", flat=True))
+    try:
+        call_command("migrate", "clusters", "0012", verbosity=0)
+        assert not pods_partitioned(connection)
+        assert set(models.Pod.objects.values_list("name", flat=True)) == names
+        call_command("migrate", "clusters", verbosity=0)
+        assert pods_partitioned(connection)
+        assert _partition_of(partition_table(snapshot.pk)) == models.Pod._meta.db_table
+        assert set(models.Pod.objects.values_list("name", flat=True)) == names
+        # New rows still get ids from the column's sequence, after the moved ones.
+        later = _ingest(owner, small_cluster())
+        old_ids = models.Pod.objects.filter(snapshot=snapshot).values_list("id", flat=True)
+        new_ids = models.Pod.objects.filter(snapshot=later).values_list("id", flat=True)
+        assert min(new_ids) > max(old_ids)
+    finally:
+        call_command("migrate", "clusters", verbosity=0)
+
+
+@postgresql_only
+def test_copy_text_keeps_tabs_newlines_and_backslashes(owner: Any) -> None:
+    uid = "a\tb\\c\nd\re \\N"
+    pod = make_pod("web-1")
+    pod["metadata"]["uid"] = uid
+    pod["metadata"]["ownerReferences"] = [
+        {
+            "apiVersion": "apps/v1",
+            "kind": "ReplicaSet",
+            "name": "rs\\one",
+            "uid": "u",
+            "controller": True,
+        }
+    ]
+    snapshot = _ingest(owner, [make_node(), pod])
+    row = models.Pod.objects.get(snapshot=snapshot)
+    assert row.uid == uid
+    assert row.owner == "ReplicaSet/rs\\one"
+
+
+def test_copy_text_writes_nulls_booleans_times_and_json() -> None:
+    fields = [
+        models.Pod._meta.get_field(name)
+        for name in ("name", "start_time", "terminating", "requests", "object_chunk")
+    ]
+    columns = {
+        "name": ["a", "b"],
+        "start_time": [datetime(2025, 6, 1, tzinfo=UTC), None],
+        "terminating": [True, False],
+        "requests": [{"cpu": 100, "note": "x\ty"}, {}],
+        "object_chunk": [0, None],
+    }
+    text = copy_text(models.Pod, fields, columns).decode()
+    assert text.split("\n") == [
+        'a\t2025-06-01T00:00:00+00:00\tt\t{"cpu":100,"note":"x\\\\ty"}\t0',
+        "b\t\\N\tf\t{}\t\\N",
+        "",
+    ]
