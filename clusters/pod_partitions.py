@@ -53,9 +53,9 @@ def create_bare_partition(cursor: Any, snapshot_id: int) -> str:
     return table
 
 
-def index_and_attach(cursor: Any, snapshot_id: int) -> None:
-    """Give the loaded table the parent's primary key and indexes, then attach it: the
-    attach adopts indexes equal to the parent's instead of building them again."""
+def index_partition(cursor: Any, snapshot_id: int) -> None:
+    """Give the loaded table the parent's primary key and indexes, each built in one
+    sorted pass; attaching then adopts them instead of building them again."""
     table = partition_table(snapshot_id)
     parent = parent_table()
     cursor.execute(
@@ -74,8 +74,13 @@ def index_and_attach(cursor: Any, snapshot_id: int) -> None:
         # "CREATE INDEX pod_node ON ONLY public.clusters_pod USING btree (...)"
         using = _ON_TABLE.split(definition, maxsplit=1)[-1]
         cursor.execute(f'CREATE INDEX "{table}_{n}" ON "{table}" {using}')
+
+
+def attach_partition(cursor: Any, snapshot_id: int) -> None:
+    """The indexed table becomes the snapshot's partition."""
     cursor.execute(
-        f'ALTER TABLE "{parent}" ATTACH PARTITION "{table}" FOR VALUES IN ({int(snapshot_id)})'
+        f'ALTER TABLE "{parent_table()}" ATTACH PARTITION "{partition_table(snapshot_id)}" '
+        f"FOR VALUES IN ({int(snapshot_id)})"
     )
 
 

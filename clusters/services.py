@@ -38,7 +38,7 @@ from clusters.constants import (
 )
 from clusters.ingest import rows
 from clusters.ingest.bounds import beyond_64_bits, column, within_columns
-from clusters.ingest.pod_store import store_pods
+from clusters.ingest.pod_store import PodsStoring, store_pods
 from clusters.ingest.reading import (
     FileObjects,
     max_uncompressed_bytes,
@@ -634,49 +634,72 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
     del raws
     bands = rows.compute_bands(cluster)
 
-    with transaction.atomic():
-        progress(60, f"Storing {len(cluster.nodes):,} nodes")
-        for _ in _insert(models.Node, rows.node_rows(cluster, snapshot, bands)):
-            pass
-        total_pods = len(cluster.pods)
-        store_pods(snapshot, rows.pod_columns(cluster, snapshot, locations), progress)
-        for _ in _insert(models.PodDisruptionBudget, rows.pdb_rows(cluster, snapshot, pdb_status)):
-            pass
-        classes = list(rows.priority_class_rows(cluster, snapshot))
-        for _ in _insert(models.PriorityClass, classes):
-            pass
-        del locations
-        models.SnapshotChunk.objects.bulk_create(
-            (
-                models.SnapshotChunk(snapshot=snapshot, position=i, data=data, raw_size=size)
-                for i, (data, size) in enumerate(zip(compressing.result(), raw_sizes, strict=True))
-            ),
-            batch_size=100,  # about 10 MB of compressed JSON per INSERT
-        )
-        models.SnapshotUpload.objects.filter(snapshot=snapshot).delete()
-
-        snapshot.status = SnapshotStatus.READY
-        snapshot.lease_task_id = ""
-        snapshot.lease_expires_at = None
-        snapshot.error = ""
-        snapshot.progress = 100
-        snapshot.progress_note = ""
-        snapshot.ingested_at = timezone.now()
-        snapshot.taken_at = taken_at
-        snapshot.node_count = len(cluster.nodes)
-        snapshot.pod_count = total_pods
-        snapshot.pdb_count = len(cluster.pdbs)
-        snapshot.priority_class_count = len(classes)
-        snapshot.skipped = dict(sorted(skipped.items()))
-        snapshot.warnings = list(cluster.warnings) + _node_warnings(cluster)
-        snapshot.scrubbed = dict(sorted(scrubbed.items()))
-        snapshot.bands = bands
-        snapshot.facets = {
-            "namespace": sorted({p.namespace for p in cluster.pods}),
-            "phase": sorted({p.phase for p in cluster.pods if p.phase}),
-        }
-        snapshot.save()
+    storing: PodsStoring | None = None
+    try:
+        with transaction.atomic():
+            # The pods first: a large snapshot's are stored on a second connection
+            # meanwhile (ingest/pod_store.py).
+            progress(60, f"Storing {len(cluster.pods):,} pods")
+            storing = store_pods(snapshot, cluster, locations, progress)
+            del locations
+            for _ in _insert(models.Node, rows.node_rows(cluster, snapshot, bands)):
+                pass
+            pdb_rows = rows.pdb_rows(cluster, snapshot, pdb_status)
+            for _ in _insert(models.PodDisruptionBudget, pdb_rows):
+                pass
+            classes = list(rows.priority_class_rows(cluster, snapshot))
+            for _ in _insert(models.PriorityClass, classes):
+                pass
+            models.SnapshotChunk.objects.bulk_create(
+                (
+                    models.SnapshotChunk(snapshot=snapshot, position=i, data=data, raw_size=size)
+                    for i, (data, size) in enumerate(
+                        zip(compressing.result(), raw_sizes, strict=True)
+                    )
+                ),
+                batch_size=100,  # about 10 MB of compressed JSON per INSERT
+            )
+            models.SnapshotUpload.objects.filter(snapshot=snapshot).delete()
+            storing.finish(progress)
+            _mark_ready(snapshot, cluster, classes, bands, taken_at, skipped, scrubbed)
+    except BaseException:
+        if storing is not None:
+            storing.abandon()
+        raise
     return cluster
+
+
+def _mark_ready(
+    snapshot: models.Snapshot,
+    cluster: Any,
+    classes: list[dict[str, Any]],
+    bands: list[dict[str, Any]],
+    taken_at: datetime | None,
+    skipped: Counter[str],
+    scrubbed: Counter[str],
+) -> None:
+    """The snapshot's row as a ready one, with what the pages show of the ingest."""
+    snapshot.status = SnapshotStatus.READY
+    snapshot.lease_task_id = ""
+    snapshot.lease_expires_at = None
+    snapshot.error = ""
+    snapshot.progress = 100
+    snapshot.progress_note = ""
+    snapshot.ingested_at = timezone.now()
+    snapshot.taken_at = taken_at
+    snapshot.node_count = len(cluster.nodes)
+    snapshot.pod_count = len(cluster.pods)
+    snapshot.pdb_count = len(cluster.pdbs)
+    snapshot.priority_class_count = len(classes)
+    snapshot.skipped = dict(sorted(skipped.items()))
+    snapshot.warnings = list(cluster.warnings) + _node_warnings(cluster)
+    snapshot.scrubbed = dict(sorted(scrubbed.items()))
+    snapshot.bands = bands
+    snapshot.facets = {
+        "namespace": sorted({p.namespace for p in cluster.pods}),
+        "phase": sorted({p.phase for p in cluster.pods if p.phase}),
+    }
+    snapshot.save()
 
 
 def _node_warnings(cluster: Any) -> list[str]:

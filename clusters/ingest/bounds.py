@@ -23,6 +23,8 @@ _COLUMN_FIELDS = {
     "requested": "spec.containers[*].resources.requests",
     "requests": "spec.containers[*].resources.requests",
     "cpu_allocatable": "status.allocatable.cpu",
+    "cpu_request": "spec.containers[*].resources.requests.cpu",
+    "memory_request": "spec.containers[*].resources.requests.memory",
     "memory_allocatable": "status.allocatable.memory",
     "labels": "metadata.labels",
     "name": "metadata.name",

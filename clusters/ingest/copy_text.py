@@ -7,7 +7,7 @@ server reads text as fast as any other format.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -79,12 +79,17 @@ def _texts(model: type[Model], field: Field[Any, Any], columns: Mapping[str, Any
     raise TypeError(f"no COPY text for {kind} ({field!r})")
 
 
-def copy_text(
+# Rows per piece: the server reads one piece while the next is formatted.
+ROWS_PER_PIECE = 5_000
+
+
+def copy_pieces(
     model: type[Model], fields: Sequence[Field[Any, Any]], columns: Mapping[str, Any]
-) -> bytes:
-    """The rows of ``columns`` (a list of values per attribute name of ``fields``) as
-    the data of ``COPY table (fields...) FROM STDIN``."""
-    if not columns or not len(columns[fields[0].attname]):
-        return b""
-    texts = [_texts(model, field, columns) for field in fields]
-    return ("\n".join(map("\t".join, zip(*texts, strict=True))) + "\n").encode()
+) -> Iterator[bytes]:
+    """The rows of ``columns`` (a list of values per attribute name of ``fields``) as the
+    data of ``COPY table (fields...) FROM STDIN``, ROWS_PER_PIECE rows at a time."""
+    total = len(columns[fields[0].attname]) if columns else 0
+    for start in range(0, total, ROWS_PER_PIECE):
+        piece = {name: values[start : start + ROWS_PER_PIECE] for name, values in columns.items()}
+        texts = [_texts(model, field, piece) for field in fields]
+        yield ("\n".join(map("\t".join, zip(*texts, strict=True))) + "\n").encode()

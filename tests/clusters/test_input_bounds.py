@@ -72,10 +72,22 @@ def test_a_quantity_of_thousands_of_digits_is_read_as_kubernetes_reads_it(
     assert models.Pod.objects.get(name="web-1").requests["cpu"] == 1
 
 
-def test_a_quantity_that_overflows_the_nodes_sum_is_refused_naming_it(owner_client: Any) -> None:
+def test_a_quantity_beyond_64_bits_in_millicores_is_refused_naming_it(owner_client: Any) -> None:
+    # The quantity saturates at 2^63-1 cores; in millicores it is beyond what any column holds.
     pod = make_pod("web-1", namespace="shop", cpu="9" * 5001)
     _refused(
         _upload(owner_client, "pods.json", dump([make_node(), pod])),
+        "Pod shop/web-1",
+        "spec.containers[*].resources.requests.cpu",
+        "beyond the 64-bit range",
+    )
+
+
+def test_requests_that_overflow_the_nodes_sum_are_refused_naming_it(owner_client: Any) -> None:
+    # Each pod's request fits its column; their sum on the node does not.
+    pods = [make_pod(f"web-{i}", namespace="shop", memory=f"{2**62}") for i in range(3)]
+    _refused(
+        _upload(owner_client, "pods.json", dump([make_node(), *pods])),
         "Node node-a",
         "beyond the 64-bit range",
     )

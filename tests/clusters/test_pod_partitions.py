@@ -12,8 +12,8 @@ from django.core.management import call_command
 from django.db import connection
 
 from clusters import models, services
-from clusters.ingest import rows
-from clusters.ingest.copy_text import copy_text
+from clusters.ingest import copy_text, pod_store, rows
+from clusters.ingest.copy_text import copy_pieces
 from clusters.pod_partitions import partition_table, pods_partitioned
 from scheduling.engine import InvalidInput
 from tests.clusters.builders import dump, make_node, make_pod, small_cluster
@@ -21,6 +21,14 @@ from tests.clusters.builders import dump, make_node, make_pod, small_cluster
 postgresql_only = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="partitions are PostgreSQL's"
 )
+
+
+@pytest.fixture(params=["in the ingest's transaction", "on a second connection"])
+def pods_path(request: Any, monkeypatch: Any) -> str:
+    """Both ways a snapshot's pods are stored: a large snapshot's on a second connection."""
+    if request.param == "on a second connection":
+        monkeypatch.setattr(pod_store, "PARALLEL_PODS", 1)
+    return str(request.param)
 
 
 def _tables_like(pattern: str) -> set[str]:
@@ -52,7 +60,9 @@ def _ingest(owner: Any, objects: list[dict[str, Any]]) -> models.Snapshot:
 
 
 @postgresql_only
-def test_a_snapshots_pods_are_a_partition_with_the_parents_indexes(owner: Any) -> None:
+def test_a_snapshots_pods_are_a_partition_with_the_parents_indexes(
+    owner: Any, pods_path: str
+) -> None:
     assert pods_partitioned(connection)
     snapshot = _ingest(owner, small_cluster())
     table = partition_table(snapshot.pk)
@@ -78,7 +88,9 @@ def test_deleting_a_snapshot_drops_its_partition(owner: Any) -> None:
 
 
 @postgresql_only
-def test_an_ingest_failing_after_the_pods_leaves_no_table(owner: Any, monkeypatch: Any) -> None:
+def test_an_ingest_failing_after_the_pods_leaves_no_table(
+    owner: Any, monkeypatch: Any, pods_path: str
+) -> None:
     before = _tables_like("clusters_pod_p%")
 
     def refuse(*args: Any) -> Any:
@@ -89,6 +101,22 @@ def test_an_ingest_failing_after_the_pods_leaves_no_table(owner: Any, monkeypatc
         _ingest(owner, small_cluster())
     assert _tables_like("clusters_pod_p%") == before
     assert not models.Pod.objects.exists()
+
+
+@postgresql_only
+def test_a_failure_writing_the_pods_refuses_the_snapshot_and_leaves_no_table(
+    owner: Any, monkeypatch: Any, pods_path: str
+) -> None:
+    before = _tables_like("clusters_pod_p%")
+
+    def refuse(*args: Any) -> Any:
+        raise InvalidInput("holds a number beyond the 64-bit range", kind="Pod", name="web-1")
+
+    monkeypatch.setattr(pod_store, "copy_pieces", refuse)
+    with pytest.raises(services.SnapshotRejected, match=r"Pod web-1.*beyond the 64-bit range"):
+        _ingest(owner, small_cluster())
+    assert _tables_like("clusters_pod_p%") == before
+    assert not models.Snapshot.objects.filter(status="ready").exists()
 
 
 @postgresql_only
@@ -133,7 +161,7 @@ def test_copy_text_keeps_tabs_newlines_and_backslashes(owner: Any) -> None:
     assert row.owner == "ReplicaSet/rs\\one"
 
 
-def test_copy_text_writes_nulls_booleans_times_and_json() -> None:
+def test_copy_text_writes_nulls_booleans_times_and_json(monkeypatch: Any) -> None:
     fields = [
         models.Pod._meta.get_field(name)
         for name in ("name", "start_time", "terminating", "requests", "object_chunk")
@@ -145,7 +173,9 @@ def test_copy_text_writes_nulls_booleans_times_and_json() -> None:
         "requests": [{"cpu": 100, "note": "x\ty"}, {}],
         "object_chunk": [0, None],
     }
-    text = copy_text(models.Pod, fields, columns).decode()
+    text = b"".join(copy_pieces(models.Pod, fields, columns)).decode()
+    monkeypatch.setattr(copy_text, "ROWS_PER_PIECE", 1)  # a row a piece, the same text
+    assert b"".join(copy_pieces(models.Pod, fields, columns)).decode() == text
     assert text.split("\n") == [
         'a\t2025-06-01T00:00:00+00:00\tt\t{"cpu":100,"note":"x\\\\ty"}\t0',
         "b\t\\N\tf\t{}\t\\N",
