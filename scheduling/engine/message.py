@@ -19,19 +19,41 @@ def fit_error_message(
     pre_filter_msg: str = "",
     post_filter_msg: str = "",
 ) -> str:
+    # Thousands of nodes share a handful of reason lists: count the lists, then their
+    # reasons (one pass in C instead of a Counter.update per node).
+    reason_lists = Counter(tuple(st.reasons) for st in node_to_status.values())
+    return fit_error_message_of_counts(
+        num_all_nodes,
+        reason_lists,
+        len(node_to_status),
+        absent_status,
+        pre_filter_msg,
+        post_filter_msg,
+    )
+
+
+def fit_error_message_of_counts(
+    num_all_nodes: int,
+    reason_lists: Mapping[tuple[str, ...], int],
+    num_statuses: int,
+    absent_status: Status,
+    pre_filter_msg: str = "",
+    post_filter_msg: str = "",
+) -> str:
+    """FitError.Error() from how many of the ``num_statuses`` nodes with a status gave
+    each list of reasons: a caller that keeps those counts up to date (a simulation's
+    replicas) need not walk every node's status for each message."""
     msg = f"0/{num_all_nodes} nodes are available:"
     if pre_filter_msg:
         msg += f" {pre_filter_msg}."
     else:
         reasons: Counter[str] = Counter()
-        # Thousands of nodes share a handful of reason lists: count the lists, then
-        # their reasons (one pass in C instead of a Counter.update per node).
-        for listed, n in Counter(tuple(st.reasons) for st in node_to_status.values()).items():
+        for listed, n in reason_lists.items():
             for r in listed:
                 reasons[r] += n
-        if len(node_to_status) < num_all_nodes:
+        if num_statuses < num_all_nodes:
             for r in absent_status.reasons:
-                reasons[r] += num_all_nodes - len(node_to_status)
+                reasons[r] += num_all_nodes - num_statuses
         # The histogram is sorted as strings ("10 ..." before "9 ..."), as Go's sort.Strings does.
         parts = sorted(f"{n} {r}" for r, n in reasons.items())
         if parts:

@@ -148,6 +148,16 @@ CRITERIA: list[tuple[Criterion, Callable[[Candidate], int]]] = [
 ]
 
 
+def criteria_key(
+    candidate: Candidate,
+    criteria: Sequence[tuple[Criterion, Callable[[Candidate], int]]] = CRITERIA,
+) -> tuple[int, ...]:
+    """The candidate's scores, negated: pickOneNodeForPreemption keeps, criterion after
+    criterion, the candidates of the best score, so the ones it ends with are those of
+    the least key (compared as tuples), whatever the others are."""
+    return tuple(-score(candidate) for _, score in criteria)
+
+
 def pick_one_node_for_preemption(
     candidates: list[Candidate],
     criteria: Sequence[tuple[Criterion, Callable[[Candidate], int]]] = CRITERIA,

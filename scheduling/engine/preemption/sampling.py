@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .candidate import Candidate, Criterion
+from .candidate import Candidate, Criterion, criteria_key
 
 Key = tuple[tuple[int, ...], str]
 
@@ -107,7 +107,7 @@ def nomination_shares(
     m = len(candidates)
     if m == 0:
         return []
-    keys: list[Key] = [(tuple(-score(c) for _, score in criteria), c.node) for c in candidates] * 2
+    keys: list[Key] = [(criteria_key(c, criteria), c.node) for c in candidates] * 2
     best = _RangeBest(keys)
     windows = _Windows([c.victims.num_pdb_violations > 0 for c in candidates], want)
     counts: dict[str, int] = {}

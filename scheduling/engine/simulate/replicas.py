@@ -6,8 +6,10 @@ the pod at PreFilter and PreScore, and only TaintToleration and NodeAffinity
 normalize), a node's filter status, its raw plugin scores and its preemption dry run
 hold until that node changes (a pod bound or deleted there, a nomination to it).
 ReplicaCache keeps them per template and recomputes only the nodes changed since its
-last cycle; normalizing and totalling the scores is done over arrays. The answers
-are the engine's own functions' answers: this only decides when to call them.
+last cycle; normalizing and totalling the scores is done over arrays. A replica that
+fits nowhere reads its Diagnosis, FailedScheduling message and preemption from what
+changed too (diagnosis.py, dryrun.py). The answers are the engine's own functions'
+answers: this only decides when to call them.
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ import numpy as np
 import numpy.typing as npt
 
 from ..cluster import NodeInfo
-from ..framework import MAX_NODE_SCORE, CycleState, ScorePlugin, Status
+from ..framework import MAX_NODE_SCORE, CycleState, ScorePlugin
+from ..message import fit_error_message_of_counts
 from ..objects import Pod
 from ..plugins import names
-from ..preemption.evaluator import DryRunCache
+from ..preemption.evaluator import DryRunCache, PreemptionResult, preempt
 from ..runtime import Framework
 from ..schedule import HOST_SCORED, HOST_SINGLE, Diagnosis, ScheduleResult
+from .diagnosis import LiveDiagnosis
+from .dryrun import DryRunIndex
 from .state import ClusterState
 
 # Plugins whose filter answer may depend on other nodes' pods: with either active for
@@ -69,15 +74,18 @@ class ReplicaCache:
 
     state: ClusterState
     synced: int = -1  # how much of state.changes has been applied
-    statuses: list[Status | None] = field(default_factory=list)  # None: feasible
+    live: LiveDiagnosis = field(default_factory=lambda: LiveDiagnosis(()))
     scores: dict[str, npt.NDArray[np.int64]] = field(default_factory=dict)
     score_plugins: tuple[str, ...] = ()
     dry_runs: DryRunCache = field(default_factory=dict)
+    dry_run: DryRunIndex = field(default_factory=DryRunIndex)
     plugins: dict[str, ScorePlugin] = field(default_factory=dict)
 
     def _compute(self, fw: Framework, cs: CycleState, pod: Pod, i: int, ni: NodeInfo) -> None:
         status = fw.run_filter_with_nominated_pods(cs, pod, ni)
-        self.statuses[i] = None if status.is_success() else status
+        verdict = None if status.is_success() else status
+        self.live.set(i, verdict)
+        self.dry_run.update(i, ni.name, verdict)
         self.dry_runs.pop(ni.name, None)
         if status.is_success():
             for name in self.score_plugins:
@@ -86,7 +94,7 @@ class ReplicaCache:
     def sync(self, fw: Framework, cs: CycleState, pod: Pod) -> None:
         infos = self.state.node_infos
         if self.synced < 0:
-            self.statuses = [None] * len(infos)
+            self.live = LiveDiagnosis([ni.name for ni in infos])
             self.score_plugins = tuple(
                 p.name for p in fw.score_plugins if p.name not in cs.skip_score_plugins
             )
@@ -105,15 +113,12 @@ class ReplicaCache:
         its nodes special (the caller then runs the plain path)."""
         self.sync(fw, cs, pod)
         infos = self.state.node_infos
-        feasible_idx = [i for i, s in enumerate(self.statuses) if s is None]
-        diagnosis = Diagnosis()
-        if not feasible_idx:
-            for i, s in enumerate(self.statuses):
-                assert s is not None
-                diagnosis.node_to_status[infos[i].name] = s
+        if not self.live.feasible:
+            diagnosis = Diagnosis(node_to_status=self.live.node_to_status())
             return ScheduleResult(feasible=[], diagnosis=diagnosis)
+        feasible_idx = [i for i, s in enumerate(self.live.statuses) if s is None]
         feasible = [infos[i] for i in feasible_idx]
-        result = ScheduleResult(feasible=feasible, diagnosis=diagnosis)
+        result = ScheduleResult(feasible=feasible, diagnosis=Diagnosis())
         if len(feasible) == 1:
             result.host = feasible[0].name
             result.host_selection = HOST_SINGLE
@@ -131,6 +136,28 @@ class ReplicaCache:
         result.host = result.top_nodes[0]
         result.host_selection = HOST_SCORED
         return result
+
+    def preempt(
+        self, fw: Framework, cs: CycleState, pod: Pod, diagnosis: Diagnosis
+    ) -> PreemptionResult:
+        """PostFilter for a pod that fits nowhere (``diagnosis`` is schedule's)."""
+        got = self.dry_run.preempt(fw, cs, pod, diagnosis, self.state.node_infos, self.dry_runs)
+        return got if got is not None else preempt(fw, cs, pod, diagnosis, self.dry_runs)
+
+    def fit_error_message(self, diagnosis: Diagnosis, num_all_nodes: int, post: str) -> str:
+        """FitError.Error() for a pod that fits nowhere, from the live counts."""
+        live = self.live
+        return fit_error_message_of_counts(
+            num_all_nodes,
+            live.reason_lists,
+            len(live.statuses) - live.feasible,
+            diagnosis.absent_status,
+            diagnosis.pre_filter_msg,
+            post,
+        )
+
+    def unschedulable_plugins(self) -> frozenset[str]:
+        return self.live.unschedulable_plugins()
 
     def can_score(self, fw: Framework, cs: CycleState) -> bool:
         """Only TaintToleration and NodeAffinity may normalize (others are cross-node)."""

@@ -130,6 +130,8 @@ class CycleOutcome:
     sched: ScheduleResult
     preemption: PreemptionResult | None
     message: str
+    # Diagnosis.UnschedulablePlugins, which the queue keeps with the pod.
+    unschedulable_plugins: frozenset[str] = frozenset()
 
 
 class Scheduler:
@@ -405,8 +407,15 @@ class Scheduler:
         if sched.host is not None:
             return CycleOutcome(sched, None, "")
         diagnosis = sched.diagnosis
-        pre = preempt(fw, cycle_state, pod, diagnosis, cache.dry_runs if cache else None)
+        if cache is None:
+            pre = preempt(fw, cycle_state, pod, diagnosis)
+        else:
+            pre = cache.preempt(fw, cycle_state, pod, diagnosis)
         post = "" if pre.chosen is not None else post_filter_message(pre.message)
+        if cache is not None:
+            # The template's counts, kept up to date node by node: the same message.
+            message = cache.fit_error_message(diagnosis, len(self.state.nodes), post)
+            return CycleOutcome(sched, pre, message, cache.unschedulable_plugins())
         message = fit_error_message(
             len(self.state.nodes),
             diagnosis.node_to_status,
@@ -414,7 +423,7 @@ class Scheduler:
             diagnosis.pre_filter_msg,
             post,
         )
-        return CycleOutcome(sched, pre, message)
+        return CycleOutcome(sched, pre, message, rejector_plugins(diagnosis))
 
     def schedule_pod(
         self, cs: CycleState, pod: Pod
@@ -514,7 +523,7 @@ class Scheduler:
             at=self._at(),
         )
         self.sim.cycles.append(cycle)
-        self.queue.add_unschedulable(p, rejector_plugins(out.sched.diagnosis))
+        self.queue.add_unschedulable(p, out.unschedulable_plugins)
         if nominating is not None:
             current = self.state.nomination_of.get(pod.uid, "")
             if nominating != current:

@@ -6,10 +6,11 @@ from __future__ import annotations
 import copy
 import enum
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..cluster import Cluster
+from ..cluster import Cluster, NodeInfo
 from ..objects import PREEMPT_LOWER_PRIORITY, Pod
 from .result import (
     BudgetOverrun,
@@ -159,16 +160,22 @@ class Simulation:
             ns = r.pod.split("/", 1)[0]
             remade[(ns, r.owner)] += 1
 
-        def running(cluster: Cluster) -> Counter[tuple[str, str]]:
+        def running(node_infos: Iterable[NodeInfo]) -> Counter[tuple[str, str]]:
             out: Counter[tuple[str, str]] = Counter()
-            for ni in cluster.node_infos:
+            for ni in node_infos:
                 for p in ni.pods:
                     k = (p.namespace, p.owner or "")
                     if k in evicted:
                         out[k] += 1
             return out
 
-        before, after = running(self.base), running(state)
+        before = running(self.base.node_infos)
+        # Only the nodes the run copied differ from the base: count those again rather
+        # than every pod of the cluster.
+        copied = state.copied_nodes()
+        after = before.copy()
+        after.subtract(running(self.base.node_info_by_name[n] for n in copied))
+        after.update(running(state.node_info_by_name[n] for n in copied))
         return [
             OwnerReplicas(
                 owner, ns, before[(ns, owner)], after[(ns, owner)], n, remade[(ns, owner)]

@@ -48,6 +48,11 @@ class ClusterState(Cluster):
     def _touch(self, node_name: str) -> None:
         self.changes.append(node_name)
 
+    def copied_nodes(self) -> list[str]:
+        """The nodes whose NodeInfo is this run's copy; every other node's is the base's
+        own, unchanged."""
+        return sorted(self._owned)
+
     def bind(self, pod: Pod, node_name: str) -> None:
         """``pod`` (a bound copy: spec.nodeName set) runs on the node from now on."""
         assert pod.node_name == node_name
