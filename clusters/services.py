@@ -527,6 +527,22 @@ def unexpected_ingest_error(reference: str) -> str:
     )
 
 
+def _chunks(
+    objects: list[dict[str, Any]], parts: list[FileObjects], origins: list[int]
+) -> list[bytes]:
+    """The scrubbed objects as JSON, OBJECTS_PER_CHUNK to a chunk."""
+    try:
+        return [
+            orjson.dumps(objects[i : i + OBJECTS_PER_CHUNK])
+            for i in range(0, len(objects), OBJECTS_PER_CHUNK)
+        ]
+    except orjson.JSONEncodeError:
+        # An integer beyond 64 bits (the only value orjson refuses here): say where.
+        for i, obj in enumerate(objects):
+            refuse_unstorable_object(obj, parts[origins[i]].source, i - _offset(parts, origins[i]))
+        raise
+
+
 def _compress_all(raws: list[bytes]) -> list[bytes]:
     """Each chunk compressed, freeing its JSON as soon as it is."""
     out = []
@@ -594,7 +610,6 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
     for i, part in enumerate(parts):
         objects.extend(part.objects)
         origins.extend(itertools.repeat(i, len(part.objects)))
-    taken_at = latest_timestamp(objects)
     progress(40, f"Validating {len(objects):,} objects")
     try:
         cluster = load_cluster(objects)
@@ -604,12 +619,6 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
         skipped[kind] += n
     if not cluster.nodes and not cluster.pods:
         raise InvalidInput(_no_cluster_message(skipped))
-    pdb_status = {
-        _namespaced_name(obj): obj.get("status") or {}
-        for obj in objects
-        if obj.get("kind") == KIND_PDB
-    }
-    progress(55, "Compressing the scrubbed objects")
     # Stored in chunks so that "clone this pod" decodes one chunk, not the snapshot;
     # each pod's browse row says where its object is.
     locations = {
@@ -617,31 +626,27 @@ def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Pro
         for i, obj in enumerate(objects)
         if obj.get("kind") == KIND_POD
     }
-    try:
-        raws = [
-            orjson.dumps(objects[i : i + OBJECTS_PER_CHUNK])
-            for i in range(0, len(objects), OBJECTS_PER_CHUNK)
-        ]
-    except orjson.JSONEncodeError:
-        # An integer beyond 64 bits (the only value orjson refuses here): say where.
-        for i, obj in enumerate(objects):
-            refuse_unstorable_object(obj, parts[origins[i]].source, i - _offset(parts, origins[i]))
-        raise
-    raw_sizes = [len(raw) for raw in raws]
-    del objects, origins, parts
-    # zlib releases the GIL: compress on the second core while the rows are stored.
-    compressing = _executor().submit(_compress_all, raws)
-    del raws
-    bands = rows.compute_bands(cluster)
-
     storing: PodsStoring | None = None
     try:
         with transaction.atomic():
             # The pods first: a large snapshot's are stored on a second connection
-            # meanwhile (ingest/pod_store.py).
-            progress(60, f"Storing {len(cluster.pods):,} pods")
+            # meanwhile (ingest/pod_store.py), while this one does all the rest.
+            progress(55, f"Storing {len(cluster.pods):,} pods")
             storing = store_pods(snapshot, cluster, locations, progress)
             del locations
+            taken_at = latest_timestamp(objects)
+            pdb_status = {
+                _namespaced_name(obj): obj.get("status") or {}
+                for obj in objects
+                if obj.get("kind") == KIND_PDB
+            }
+            raws = _chunks(objects, parts, origins)
+            raw_sizes = [len(raw) for raw in raws]
+            del objects, origins, parts
+            # zlib releases the GIL: compress on the second core while the rows are stored.
+            compressing = _executor().submit(_compress_all, raws)
+            del raws
+            bands = rows.compute_bands(cluster)
             for _ in _insert(models.Node, rows.node_rows(cluster, snapshot, bands)):
                 pass
             pdb_rows = rows.pdb_rows(cluster, snapshot, pdb_status)
