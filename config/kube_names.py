@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeGuard
 
 DNS1123_LABEL_MAX = 63
 DNS1123_SUBDOMAIN_MAX = 253
@@ -76,22 +76,46 @@ def label_problem(key: str, value: str) -> str | None:
     return None
 
 
+# Labels known to be valid, as (key, value): the pods of one workload repeat the same
+# few, so most maps are checked by one set operation instead of a call per label.
+_VALID_LABELS: set[tuple[str, str]] = set()
+_VALID_LABELS_MAX = 65536
+
+
 def labels_problem(labels: Any) -> str | None:
-    if not isinstance(labels, Mapping):
+    if not _is_mapping(labels):
         return None  # not a map: the engine names the field and the type
+    try:
+        if _VALID_LABELS.issuperset(labels.items()):
+            return None
+    except TypeError:  # an unhashable value: checked label by label below
+        pass
     for key, value in labels.items():
         if isinstance(key, str) and isinstance(value, str):
             problem = label_problem(key, value)
             if problem is not None:
                 return problem
+            if type(key) is str and type(value) is str:
+                if len(_VALID_LABELS) >= _VALID_LABELS_MAX:
+                    _VALID_LABELS.clear()
+                _VALID_LABELS.add((key, value))
     return None
+
+
+def _is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    # A dict or nothing (a pod has no template), nearly always: spares the ABC's check.
+    return type(value) is dict or (value is not None and isinstance(value, Mapping))
+
+
+# Clusters hold a few namespaces, each named by thousands of objects.
+_namespace_problem = lru_cache(maxsize=4096)(dns1123_label_problem)
 
 
 def metadata_problem(obj: Mapping[str, Any]) -> tuple[str, str] | None:
     """(field, why) for the first name, namespace or label of ``obj`` (and of its pod
     template, for a workload) the API server would refuse; None when all are valid."""
     meta = obj.get("metadata")
-    if isinstance(meta, Mapping):
+    if _is_mapping(meta):
         name = meta.get("name")
         if isinstance(name, str) and name:
             check = (
@@ -104,16 +128,16 @@ def metadata_problem(obj: Mapping[str, Any]) -> tuple[str, str] | None:
                 return "metadata.name", problem
         namespace = meta.get("namespace")
         if isinstance(namespace, str) and namespace:
-            problem = dns1123_label_problem(namespace)
+            problem = _namespace_problem(namespace)
             if problem is not None:
                 return "metadata.namespace", problem
         problem = labels_problem(meta.get("labels"))
         if problem is not None:
             return "metadata.labels", problem
     spec = obj.get("spec")
-    template = spec.get("template") if isinstance(spec, Mapping) else None
-    template_meta = template.get("metadata") if isinstance(template, Mapping) else None
-    if isinstance(template_meta, Mapping):
+    template = spec.get("template") if _is_mapping(spec) else None
+    template_meta = template.get("metadata") if _is_mapping(template) else None
+    if _is_mapping(template_meta):
         problem = labels_problem(template_meta.get("labels"))
         if problem is not None:
             return "spec.template.metadata.labels", problem

@@ -26,8 +26,12 @@ SCRUB_LABELS = {
 _CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 
 
-def scrub_object(obj: dict[str, Any], report: Counter[str]) -> bool:
-    """Scrub one object in place; False when the whole object must be dropped."""
+def scrub_object(obj: dict[str, Any], report: Counter[str], *, pod_specs: bool = True) -> bool:
+    """Scrub one object in place; False when the whole object must be dropped.
+
+    ``pod_specs=False`` leaves the containers' env and envFrom (and any pod template)
+    unexamined: for objects read without them.
+    """
     kind = obj.get("kind")
     if kind in SCRUBBED_KINDS:
         report[str(kind)] += 1
@@ -42,7 +46,7 @@ def scrub_object(obj: dict[str, Any], report: Counter[str]) -> bool:
         ):
             report["lastAppliedConfiguration"] += 1
     spec = obj.get("spec")
-    if isinstance(spec, dict):
+    if pod_specs and isinstance(spec, dict):
         _scrub_pod_spec(spec, report)
         # Workload kinds carry a pod template; they are skipped later, but
         # scrub them anyway so no copy of a value survives anywhere.
