@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .collector import collector_paused
 from .errors import InvalidInput
-from .objects import PDB, Node, Pod, PriorityClass, ResourceQuota
+from .objects import PDB, Node, Pod, PriorityClass, ResourceQuota, is_mapping
 from .priority import (
     MissingClassPod,
     PriorityResolver,
@@ -249,9 +249,16 @@ class Cluster:
         self._pdb_by_label = dict(by_label)
         self._pdb_scan = dict(scan)
         index: dict[str, tuple[int, ...]] = {}
+        # The pods of one workload share one labels dict (see objects._shared_str_map),
+        # which nothing changes while they live: matched once per namespace.
+        by_labels: dict[tuple[str, int], tuple[int, ...]] = {}
         for ni in self.node_infos:
             for pod in ni.pods:
-                index[pod.uid] = self._match_pdbs(pod)
+                labels_key = (pod.namespace, id(pod.labels))
+                found = by_labels.get(labels_key)
+                if found is None:
+                    found = by_labels[labels_key] = self._match_pdbs(pod)
+                index[pod.uid] = found
         self._pdb_index = index
 
     def _match_pdbs(self, pod: Pod) -> tuple[int, ...]:
@@ -295,9 +302,9 @@ def _flatten(objects: Any, source: str | None) -> list[tuple[int, Any]]:
     out: list[tuple[int, Any]] = []
     for i, obj in enumerate(items):
         if (
-            isinstance(obj, Mapping)
+            is_mapping(obj)
+            and "items" in obj  # first: an object seldom has items, nearly always a kind
             and str(obj.get("kind", "")).endswith("List")
-            and "items" in obj
         ):
             out.extend((i, o) for _, o in _flatten(obj, source))
         else:
@@ -323,13 +330,15 @@ def load_cluster(
         skipped: dict[str, int] = {}
         seen_nodes: set[str] = set()
         for index, obj in _flatten(objects, source):
-            if not isinstance(obj, Mapping):
+            if not is_mapping(obj):
                 raise InvalidInput("must be an object", source=source, index=index)
             kind = obj.get("kind")
             raw_meta = obj.get("metadata")
-            meta: Mapping[str, Any] = raw_meta if isinstance(raw_meta, Mapping) else {}
-            name = meta.get("name") if isinstance(meta.get("name"), str) else None
-            namespace = meta.get("namespace") if isinstance(meta.get("namespace"), str) else None
+            meta: Mapping[str, Any] = raw_meta if is_mapping(raw_meta) else {}
+            name = meta.get("name")
+            name = name if isinstance(name, str) else None
+            namespace = meta.get("namespace")
+            namespace = namespace if isinstance(namespace, str) else None
             try:
                 if kind == "Pod":
                     pods.append(Pod.from_dict(obj))
