@@ -24,6 +24,7 @@ answered 500.
 from __future__ import annotations
 
 import contextlib
+import http.client
 import http.cookiejar
 import json
 import os
@@ -274,7 +275,9 @@ def request(
             return r.status, r.read()
     except urllib.error.HTTPError as e:
         return e.code, e.read()
-    except (urllib.error.URLError, ConnectionError, TimeoutError):
+    # A server stopped mid-response (IncompleteRead) counts as no answer, like a refused
+    # connection: raising would end a prober's thread and silently stop its counting.
+    except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError):
         return 0, b""
 
 
