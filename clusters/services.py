@@ -487,9 +487,12 @@ def snapshot_ingest_files(
     except Exception as exc:
         if is_database_fault(exc):
             raise  # the database went away: the task retries, the reconciler takes over
-        # Anything else the input provoked ends the ingest now, never left "ingesting".
-        reference = record_incident("ingest of snapshot %s", snapshot.pk)
-        snapshot_fail(snapshot=snapshot, error=unexpected_ingest_error(reference))
+        if _deleted_meanwhile(snapshot):
+            snapshot.status = SnapshotStatus.FAILED  # for the task's result; no row to write
+        else:
+            # Anything else the input provoked ends the ingest now, never left "ingesting".
+            reference = record_incident("ingest of snapshot %s", snapshot.pk)
+            snapshot_fail(snapshot=snapshot, error=unexpected_ingest_error(reference))
     finally:
         progress.close()
     if snapshot.is_ready:
@@ -516,7 +519,17 @@ def _keep_parsed(snapshot: models.Snapshot, cluster: Any) -> None:
     except Exception as exc:
         if is_database_fault(exc):
             raise
-        record_incident("storing the parsed cluster of snapshot %s", snapshot.pk)
+        if not _deleted_meanwhile(snapshot):
+            record_incident("storing the parsed cluster of snapshot %s", snapshot.pk)
+
+
+def _deleted_meanwhile(snapshot: models.Snapshot) -> bool:
+    """A user may delete a snapshot while it is ingested: the rows written for it then
+    fail their foreign keys. That is the user's choice, not an incident to report."""
+    if models.Snapshot.objects.filter(pk=snapshot.pk).exists():
+        return False
+    log.info("snapshot %s was deleted during its ingest", snapshot.pk)
+    return True
 
 
 def unexpected_ingest_error(reference: str) -> str:

@@ -96,13 +96,13 @@ class PodsStoring:
             return
         progress(92, "Indexing the pods")
         self.pending.result()  # re-raises what failed in the pods thread
-        self.pending = None
         with connection.cursor() as cursor:
             attach_partition(cursor, self.snapshot_id)
 
     def abandon(self) -> None:
         """Wait for the pods thread (it must not commit a table after this) and drop
-        what it stored; the ingest's own transaction has rolled back."""
+        what it stored; the ingest's own transaction has rolled back, and with it the
+        attach if ``finish`` got that far, so the committed table is left bare."""
         if self.pending is None:
             return
         try:

@@ -4,6 +4,8 @@ ingest. And the COPY text the rows travel in keeps every character."""
 
 from __future__ import annotations
 
+import logging
+import threading
 from datetime import UTC, datetime
 from typing import Any
 
@@ -56,6 +58,13 @@ def _index_count(table: str) -> int:
 def _ingest(owner: Any, objects: list[dict[str, Any]]) -> models.Snapshot:
     return services.snapshot_create(
         owner=owner, name="s", files=[services.UploadedFile(name="s.json", data=dump(objects))]
+    )
+
+
+def _ingesting(owner: Any) -> models.Snapshot:
+    """A snapshot as a worker claims it, to ingest with services.snapshot_ingest_files."""
+    return models.Snapshot.objects.create(
+        owner=owner, name="s", source_files=[], total_bytes=1, status="ingesting"
     )
 
 
@@ -117,6 +126,64 @@ def test_a_failure_writing_the_pods_refuses_the_snapshot_and_leaves_no_table(
         _ingest(owner, small_cluster())
     assert _tables_like("clusters_pod_p%") == before
     assert not models.Snapshot.objects.filter(status="ready").exists()
+
+
+@postgresql_only
+def test_an_ingest_failing_after_the_partition_is_attached_leaves_no_table(
+    owner: Any, monkeypatch: Any, pods_path: str
+) -> None:
+    # The attach is rolled back with the ingest's transaction; a table committed on the
+    # second connection would stay behind, bare, if nothing dropped it.
+    before = _tables_like("clusters_pod_p%")
+
+    def refuse(*args: Any) -> Any:
+        raise InvalidInput("refused after the pods were attached", kind="Snapshot")
+
+    monkeypatch.setattr(services, "_mark_ready", refuse)
+    # As a worker ingests: the failed snapshot stays, to say why.
+    snapshot = _ingesting(owner)
+    files = [services.UploadedFile(name="s.json", data=dump(small_cluster()))]
+    services.snapshot_ingest_files(snapshot=snapshot, files=files)
+    assert models.Snapshot.objects.get(pk=snapshot.pk).error.endswith(
+        "refused after the pods were attached"
+    )
+    assert _tables_like("clusters_pod_p%") == before
+    assert not models.Pod.objects.exists()
+
+
+@postgresql_only
+@pytest.mark.django_db(transaction=True)
+def test_a_snapshot_deleted_during_its_ingest_leaves_nothing_and_no_incident(
+    owner: Any, monkeypatch: Any, caplog: Any, pods_path: str
+) -> None:
+    snapshot = _ingesting(owner)
+    real_pod_columns = rows.pod_columns
+
+    def deleted_by_the_user(*args: Any) -> Any:
+        # The user deletes it (from the web process: another connection) once the
+        # ingest's transaction has begun and before any of its rows is written.
+        def delete() -> None:
+            try:
+                services.snapshot_delete(snapshot=models.Snapshot.objects.get(pk=snapshot.pk))
+            finally:
+                connection.close()
+
+        user = threading.Thread(target=delete)
+        user.start()
+        user.join()
+        return real_pod_columns(*args)
+
+    monkeypatch.setattr(rows, "pod_columns", deleted_by_the_user)
+    files = [services.UploadedFile(name="s.json", data=dump(small_cluster()))]
+    with caplog.at_level(logging.INFO, logger="clusters.services"):
+        services.snapshot_ingest_files(snapshot=snapshot, files=files)
+    assert not models.Snapshot.objects.filter(pk=snapshot.pk).exists()
+    assert not _tables_like(partition_table(snapshot.pk))
+    assert not models.Pod.objects.filter(snapshot_id=snapshot.pk).exists()
+    assert not models.Node.objects.filter(snapshot_id=snapshot.pk).exists()
+    assert not models.SnapshotChunk.objects.filter(snapshot_id=snapshot.pk).exists()
+    assert not [r for r in caplog.records if "incident" in r.getMessage()]
+    assert [r for r in caplog.records if "deleted during its ingest" in r.getMessage()]
 
 
 @postgresql_only
