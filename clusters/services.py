@@ -5,55 +5,31 @@ The HTML views, the API, the CLI and the Celery task all go through these.
 
 from __future__ import annotations
 
-import functools
-import itertools
 import logging
-import re
 import time
 import uuid
-import zlib
-from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from datetime import datetime
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
 from django.conf import settings
-from django.db import connection, connections, transaction
-from django.db.models import Model
+from django.db import transaction
 from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 
 from clusters import models
-from clusters.constants import (
-    ASYNC_INGEST_BYTES,
-    BULK_BATCH_SIZE,
-    KIND_PDB,
-    KIND_POD,
-    OBJECTS_PER_CHUNK,
-    UPLOAD_PART_BYTES,
-    SnapshotStatus,
-)
-from clusters.ingest import rows
-from clusters.ingest.bounds import beyond_64_bits, column, within_columns
-from clusters.ingest.pod_store import PodsStoring, store_pods
-from clusters.ingest.reading import (
-    FileObjects,
-    max_uncompressed_bytes,
-    read_file,
-    refuse_unstorable_object,
-)
+from clusters.constants import ASYNC_INGEST_BYTES, SnapshotStatus
+from clusters.ingest.pipeline import analyze_tables, read_and_store
+from clusters.ingest.progress import IngestProgress
+from clusters.ingest.reading import max_uncompressed_bytes
+from clusters.ingest.uploaded import UploadedFile as UploadedFile  # what callers hand in
 from clusters.parsed import parsed_cluster_store
-from clusters.pod_partitions import partition_table, pods_partitioned
 from config.faults import BrokerUnavailable, is_database_fault, publish
 from config.incidents import record_incident
 from config.input_limits import unstorable_value
 from config.leases import lease_heartbeat, lease_release_fields
-from scheduling.engine import InvalidInput, load_cluster
+from scheduling.engine import InvalidInput
 from scheduling.engine.collector import collector_paused
-from scheduling.engine.documents import is_gzip
 
 log = logging.getLogger(__name__)
 
@@ -65,52 +41,6 @@ class SnapshotRejected(Exception):
         super().__init__(message)
         self.message = message
         self.status = status
-
-
-@dataclass
-class UploadedFile:
-    """One uploaded file: its bytes, or ``stream``, a Django upload (spooled to a
-    temporary file by Django past FILE_UPLOAD_MAX_MEMORY_SIZE) that a queued ingest
-    copies to the database in parts without ever holding it whole."""
-
-    name: str
-    data: bytes | memoryview
-    stream: Any = None
-
-    @property
-    def size(self) -> int:
-        return int(self.stream.size) if self.stream is not None else len(self.data)
-
-    def read(self) -> bytes | memoryview:
-        if self.stream is None:
-            return self.data
-        self.stream.seek(0)
-        data: bytes = self.stream.read()
-        return data
-
-    def head_and_tail(self, n: int) -> tuple[bytes, bytes]:
-        """The first and the last ``n`` bytes, without reading the rest."""
-        if self.stream is None:
-            return bytes(self.data[:n]), bytes(self.data[-n:])
-        self.stream.seek(0)
-        head = self.stream.read(n)
-        self.stream.seek(max(0, self.size - n))
-        tail = self.stream.read(n)
-        self.stream.seek(0)
-        return bytes(head), bytes(tail)
-
-    def is_gzip(self) -> bool:
-        return is_gzip(self.head_and_tail(2)[0])
-
-    def parts(self) -> Iterator[bytes | memoryview]:
-        if self.stream is not None:
-            self.stream.seek(0)
-            while chunk := self.stream.read(UPLOAD_PART_BYTES):
-                yield chunk
-            return
-        view = memoryview(self.data)
-        for start in range(0, max(len(view), 1), UPLOAD_PART_BYTES):
-            yield view[start : start + UPLOAD_PART_BYTES]
 
 
 def max_upload_bytes() -> int:
@@ -323,148 +253,7 @@ def snapshot_delete(*, snapshot: models.Snapshot) -> None:
     snapshot.delete()
 
 
-# -- the ingest itself ----------------------------------------------------------------
-
-
-class _Progress:
-    """Writes progress where the snapshot page can see it while the ingest runs.
-
-    Before the storing transaction it updates the row directly. Inside it, the
-    update goes through a second connection on PostgreSQL (visible at once);
-    SQLite has one writer at a time, so there the last phase shows no steps.
-    """
-
-    def __init__(self, snapshot: models.Snapshot) -> None:
-        self.snapshot = snapshot
-        self.own_transactions = not connection.in_atomic_block
-        self.side: Any = None
-
-    def __call__(self, percent: int, note: str) -> None:
-        self.snapshot.progress = percent
-        self.snapshot.progress_note = note
-        if not connection.in_atomic_block:
-            models.Snapshot.objects.filter(pk=self.snapshot.pk).update(
-                progress=percent, progress_note=note
-            )
-        elif self.own_transactions and connection.vendor == "postgresql":
-            try:
-                if self.side is None:
-                    self.side = connections.create_connection("default")
-                with self.side.cursor() as cursor:
-                    cursor.execute(
-                        f"UPDATE {models.Snapshot._meta.db_table} "
-                        "SET progress = %s, progress_note = %s WHERE id = %s",
-                        [percent, note, self.snapshot.pk],
-                    )
-            except Exception:  # progress is best effort; never fail the ingest for it
-                log.exception("progress update failed")
-
-    def close(self) -> None:
-        if self.side is not None:
-            self.side.close()
-            self.side = None
-
-
-@functools.cache
-def _executor() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="snapshot-compress")
-
-
-def _relocate(err: InvalidInput, parts: list[FileObjects], origins: list[int]) -> InvalidInput:
-    """Name the file and the item in it, rather than the index in the merged list."""
-    if err.index is not None and 0 <= err.index < len(origins):
-        part = parts[origins[err.index]]
-        position = part.positions[err.index - _offset(parts, origins[err.index])]
-        return _moved(err, source=part.source, index=position)
-    if err.kind and err.name:
-        for part in parts:
-            for obj, position in zip(part.objects, part.positions, strict=True):
-                meta = obj.get("metadata") or {}
-                if (
-                    obj.get("kind") == err.kind
-                    and meta.get("name") == err.name
-                    and (meta.get("namespace") or "default") == (err.namespace or "default")
-                ):
-                    return _moved(err, source=part.source, index=position)
-    if not err.source and len(parts) == 1:
-        return err.located(source=parts[0].source)
-    return err
-
-
-def _moved(err: InvalidInput, *, source: str, index: int) -> InvalidInput:
-    """The same error, placed at an item of one uploaded file instead of the merged list."""
-    return InvalidInput(
-        err.message,
-        source=source,
-        index=index,
-        kind=err.kind,
-        namespace=err.namespace,
-        name=err.name,
-        field=err.field,
-    )
-
-
-def _offset(parts: list[FileObjects], part_index: int) -> int:
-    return sum(len(p.objects) for p in parts[:part_index])
-
-
-def _analyze_tables(snapshot: models.Snapshot) -> None:
-    """Refresh PostgreSQL's statistics after a big insert, so the next pages get index
-    plans instead of guesses about an 'empty' table. Partitioned pods: the snapshot's
-    own partition only (ANALYZE of the parent would sample every snapshot's)."""
-    if connection.vendor != "postgresql" or connection.in_atomic_block:
-        return
-    pods = models.Pod._meta.db_table
-    if pods_partitioned(connection):
-        pods = partition_table(snapshot.pk)
-    with connection.cursor() as cursor:
-        for table in (pods, models.Node._meta.db_table):
-            cursor.execute(f"ANALYZE {connection.ops.quote_name(table)}")
-
-
-def _insert(model: type[Model], rows_iter: Iterable[dict[str, Any]]) -> Iterator[int]:
-    """Insert rows (dicts of column values by attribute name), yielding the running count.
-
-    PostgreSQL gets COPY (several times faster than INSERT for 150,000 pods);
-    other databases get bulk_create in batches. Either way inside the caller's
-    transaction.
-    """
-    done = 0
-    rows_iter = within_columns(model, rows_iter)
-    if connection.vendor != "postgresql":
-        it = iter(rows_iter)
-        while batch := list(itertools.islice(it, BULK_BATCH_SIZE)):
-            model._default_manager.bulk_create([model(**row) for row in batch])
-            done += len(batch)
-            yield done
-        return
-    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
-    defaults = {f.attname: f.get_default() for f in fields}
-    attnames = [f.attname for f in fields]
-    json_names = {f.attname for f in fields if f.get_internal_type() == "JSONField"}
-    quote = connection.ops.quote_name
-    sql = (
-        f"COPY {quote(model._meta.db_table)} "
-        f"({', '.join(quote(column(f)) for f in fields)}) FROM STDIN"
-    )
-    dumps = orjson.dumps
-    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
-        write_row = copy.write_row
-        for row in rows_iter:
-            values = []
-            for name in attnames:
-                value = row[name] if name in row else defaults[name]
-                if name in json_names and value is not None:
-                    try:
-                        value = dumps(value).decode()
-                    except orjson.JSONEncodeError:  # only an integer beyond 64 bits
-                        raise beyond_64_bits(model, row, name) from None
-                values.append(value)
-            write_row(values)
-            done += 1
-            if done % BULK_BATCH_SIZE == 0:
-                yield done
-    yield done
+# -- the ingest itself (clusters/ingest/pipeline.py does the work) ---------------------
 
 
 def snapshot_ingest_files(
@@ -474,12 +263,12 @@ def snapshot_ingest_files(
 
     ``files`` is consumed (emptied) so each file's bytes are freed once read.
     """
-    progress = _Progress(snapshot)
+    progress = IngestProgress(snapshot)
     started = time.monotonic()
     cluster = None
     try:
         with collector_paused():
-            cluster = _ingest(snapshot, files, progress)
+            cluster = read_and_store(snapshot, files, progress)
     except InvalidInput as err:
         snapshot_fail(snapshot=snapshot, error=str(err))
     except MemoryError:
@@ -499,7 +288,7 @@ def snapshot_ingest_files(
         # Ready (browsable, what-ifs accepted) since the commit: that is the duration.
         snapshot.duration_ms = int((time.monotonic() - started) * 1000)
         models.Snapshot.objects.filter(pk=snapshot.pk).update(duration_ms=snapshot.duration_ms)
-        _analyze_tables(snapshot)
+        analyze_tables(snapshot)
         if cluster is not None:
             _keep_parsed(snapshot, cluster)
     return snapshot
@@ -538,206 +327,6 @@ def unexpected_ingest_error(reference: str) -> str:
         "Nothing was stored; check that the files are what kubectl get -o json or -o yaml "
         "prints, and give the reference to the administrator if it happens again."
     )
-
-
-def _chunks(
-    objects: list[dict[str, Any]], parts: list[FileObjects], origins: list[int]
-) -> list[bytes]:
-    """The scrubbed objects as JSON, OBJECTS_PER_CHUNK to a chunk."""
-    try:
-        return [
-            orjson.dumps(objects[i : i + OBJECTS_PER_CHUNK])
-            for i in range(0, len(objects), OBJECTS_PER_CHUNK)
-        ]
-    except orjson.JSONEncodeError:
-        # An integer beyond 64 bits (the only value orjson refuses here): say where.
-        for i, obj in enumerate(objects):
-            refuse_unstorable_object(obj, parts[origins[i]].source, i - _offset(parts, origins[i]))
-        raise
-
-
-def _compress_all(raws: list[bytes]) -> list[bytes]:
-    """Each chunk compressed, freeing its JSON as soon as it is."""
-    out = []
-    for i, raw in enumerate(raws):
-        out.append(zlib.compress(raw, 1))
-        raws[i] = b""
-    return out
-
-
-def _no_cluster_message(skipped: Counter[str]) -> str:
-    """Why an upload without a Node or a Pod is refused, and what to upload instead."""
-    found = ", ".join(f"{n:,} {kind}" for kind, n in skipped.most_common(5))
-    what = f"it holds {found}" if found else "it holds no object the scheduler reads"
-    return (
-        f"Not a snapshot of a cluster: no Node and no Pod in the upload ({what}). Upload what "
-        "kubectl get nodes,pods,pdb,priorityclasses -A -o json prints. To ask where a "
-        "Deployment's pods would go, open a snapshot and use “What if…” with the pod template."
-    )
-
-
-# kubectl prints every metav1.Time this way (seconds, UTC): such strings sort as times.
-_KUBE_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
-_CONDITION_TIMES = ("lastHeartbeatTime", "lastTransitionTime", "lastProbeTime")
-
-
-def latest_timestamp(objects: list[dict[str, Any]]) -> datetime | None:
-    """The latest time any object records (creation, a pod's start, a condition's last
-    heartbeat or transition): about when the dump was taken."""
-    latest = ""
-    for obj in objects:
-        meta = obj.get("metadata")
-        found = [meta.get("creationTimestamp")] if isinstance(meta, dict) else []
-        status = obj.get("status")
-        if isinstance(status, dict):
-            found.append(status.get("startTime"))
-            for condition in status.get("conditions") or ():
-                if isinstance(condition, dict):
-                    found.extend(condition.get(k) for k in _CONDITION_TIMES)
-        for t in found:
-            if isinstance(t, str) and t > latest and _KUBE_TIME.fullmatch(t):
-                latest = t
-    return datetime.fromisoformat(latest) if latest else None
-
-
-def _namespaced_name(obj: dict[str, Any]) -> tuple[str, str]:
-    """An object's (namespace, name) as the engine keys it; load_cluster refuses a missing name."""
-    meta: dict[str, Any] = obj.get("metadata") or {}
-    return meta.get("namespace") or "default", meta.get("name") or ""
-
-
-def _ingest(snapshot: models.Snapshot, files: list[UploadedFile], progress: _Progress) -> Any:
-    """Reads, validates and stores the snapshot; the Cluster it built."""
-    scrubbed: Counter[str] = Counter()
-    skipped: Counter[str] = Counter()
-    parts: list[FileObjects] = []
-    count = len(files)
-    for i in range(count):
-        upload = files.pop(0)
-        name, box = upload.name, [upload.data]
-        del upload  # read_file frees the bytes as soon as they are decoded
-        progress(int(5 + 30 * i / count), f"Reading {name} ({i + 1} of {count})")
-        parts.append(read_file(box, name, scrubbed=scrubbed, skipped=skipped))
-    objects: list[dict[str, Any]] = []
-    origins: list[int] = []
-    for i, part in enumerate(parts):
-        objects.extend(part.objects)
-        origins.extend(itertools.repeat(i, len(part.objects)))
-    progress(40, f"Validating {len(objects):,} objects")
-    try:
-        cluster = load_cluster(objects)
-    except InvalidInput as err:
-        raise _relocate(err, parts, origins) from None
-    for kind, n in cluster.skipped.items():
-        skipped[kind] += n
-    if not cluster.nodes and not cluster.pods:
-        raise InvalidInput(_no_cluster_message(skipped))
-    # Stored in chunks so that "clone this pod" decodes one chunk, not the snapshot;
-    # each pod's browse row says where its object is.
-    locations = {
-        _namespaced_name(obj): divmod(i, OBJECTS_PER_CHUNK)
-        for i, obj in enumerate(objects)
-        if obj.get("kind") == KIND_POD
-    }
-    storing: PodsStoring | None = None
-    try:
-        with transaction.atomic():
-            # The pods first: a large snapshot's are stored on a second connection
-            # meanwhile (ingest/pod_store.py), while this one does all the rest.
-            progress(55, f"Storing {len(cluster.pods):,} pods")
-            storing = store_pods(snapshot, cluster, locations, progress)
-            del locations
-            taken_at = latest_timestamp(objects)
-            pdb_status = {
-                _namespaced_name(obj): obj.get("status") or {}
-                for obj in objects
-                if obj.get("kind") == KIND_PDB
-            }
-            raws = _chunks(objects, parts, origins)
-            raw_sizes = [len(raw) for raw in raws]
-            del objects, origins, parts
-            # zlib releases the GIL: compress on the second core while the rows are stored.
-            compressing = _executor().submit(_compress_all, raws)
-            del raws
-            bands = rows.compute_bands(cluster)
-            for _ in _insert(models.Node, rows.node_rows(cluster, snapshot, bands)):
-                pass
-            pdb_rows = rows.pdb_rows(cluster, snapshot, pdb_status)
-            for _ in _insert(models.PodDisruptionBudget, pdb_rows):
-                pass
-            classes = list(rows.priority_class_rows(cluster, snapshot))
-            for _ in _insert(models.PriorityClass, classes):
-                pass
-            models.SnapshotChunk.objects.bulk_create(
-                (
-                    models.SnapshotChunk(snapshot=snapshot, position=i, data=data, raw_size=size)
-                    for i, (data, size) in enumerate(
-                        zip(compressing.result(), raw_sizes, strict=True)
-                    )
-                ),
-                batch_size=100,  # about 10 MB of compressed JSON per INSERT
-            )
-            models.SnapshotUpload.objects.filter(snapshot=snapshot).delete()
-            storing.finish(progress)
-            _mark_ready(snapshot, cluster, classes, bands, taken_at, skipped, scrubbed)
-    except BaseException:
-        if storing is not None:
-            storing.abandon()
-        raise
-    return cluster
-
-
-def _mark_ready(
-    snapshot: models.Snapshot,
-    cluster: Any,
-    classes: list[dict[str, Any]],
-    bands: list[dict[str, Any]],
-    taken_at: datetime | None,
-    skipped: Counter[str],
-    scrubbed: Counter[str],
-) -> None:
-    """The snapshot's row as a ready one, with what the pages show of the ingest."""
-    snapshot.status = SnapshotStatus.READY
-    snapshot.lease_task_id = ""
-    snapshot.lease_expires_at = None
-    snapshot.error = ""
-    snapshot.progress = 100
-    snapshot.progress_note = ""
-    snapshot.ingested_at = timezone.now()
-    snapshot.taken_at = taken_at
-    snapshot.node_count = len(cluster.nodes)
-    snapshot.pod_count = len(cluster.pods)
-    snapshot.pdb_count = len(cluster.pdbs)
-    snapshot.priority_class_count = len(classes)
-    snapshot.skipped = dict(sorted(skipped.items()))
-    snapshot.warnings = list(cluster.warnings) + _node_warnings(cluster)
-    snapshot.scrubbed = dict(sorted(scrubbed.items()))
-    snapshot.bands = bands
-    snapshot.facets = {
-        "namespace": sorted({p.namespace for p in cluster.pods}),
-        "phase": sorted({p.phase for p in cluster.pods if p.phase}),
-    }
-    snapshot.save()
-
-
-def _node_warnings(cluster: Any) -> list[str]:
-    """A snapshot without Nodes, or with pods bound to Nodes it lacks, is kept (a dump of
-    one namespace's pods is still worth browsing) but says what that means for what-ifs."""
-    warnings = []
-    if not cluster.nodes:
-        warnings.append(
-            "The snapshot has no Node objects: every what-if on it is unschedulable. "
-            "Include nodes in the dump (kubectl get nodes,pods,pdb,priorityclasses -A -o json)."
-        )
-    known = {node.name for node in cluster.nodes}
-    absent = Counter(p.node_name for p in cluster.pods if p.node_name and p.node_name not in known)
-    if absent and cluster.nodes:
-        names = ", ".join(sorted(absent)[:5]) + (", ..." if len(absent) > 5 else "")
-        warnings.append(
-            f"{sum(absent.values()):,} pods are bound to {len(absent):,} nodes missing from "
-            f"the snapshot ({names}): they count on no node, so no what-if can preempt them."
-        )
-    return warnings
 
 
 def snapshot_load_demo(*, owner: Any) -> models.Snapshot:

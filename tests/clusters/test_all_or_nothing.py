@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from clusters import models, services
-from clusters.ingest import rows
+from clusters.ingest import rows, uploaded
 from scheduling.engine import InvalidInput
 from tests.clusters.builders import dump, small_cluster
 
@@ -98,7 +98,7 @@ def test_a_queued_upload_is_stored_in_parts_and_ingested_whole(
     from rest_framework.test import APIClient
 
     settings.SNAPSHOT_ASYNC_INGEST_BYTES = 10
-    monkeypatch.setattr(services, "UPLOAD_PART_BYTES", 1000)
+    monkeypatch.setattr(uploaded, "UPLOAD_PART_BYTES", 1000)
     data = dump(small_cluster())
     api = APIClient()
     api.force_authenticate(owner)
@@ -128,7 +128,7 @@ def test_the_upload_page_stores_a_queued_upload_in_parts_too(
     from django.urls import reverse
 
     settings.SNAPSHOT_ASYNC_INGEST_BYTES = 10
-    monkeypatch.setattr(services, "UPLOAD_PART_BYTES", 1000)
+    monkeypatch.setattr(uploaded, "UPLOAD_PART_BYTES", 1000)
     data = dump(small_cluster())
     url = reverse("clusters:snapshot-upload")
     r = owner_client.post(url, {"name": "page", "files": [SimpleUploadedFile("a.json", data)]})

@@ -14,7 +14,7 @@ from django.core.management import call_command
 from django.db import connection
 
 from clusters import models, services
-from clusters.ingest import copy_text, pod_store, rows
+from clusters.ingest import copy_text, pipeline, pod_store, rows
 from clusters.ingest.copy_text import copy_pieces
 from clusters.pod_partitions import partition_table, pods_partitioned
 from scheduling.engine import InvalidInput
@@ -139,7 +139,7 @@ def test_an_ingest_failing_after_the_partition_is_attached_leaves_no_table(
     def refuse(*args: Any) -> Any:
         raise InvalidInput("refused after the pods were attached", kind="Snapshot")
 
-    monkeypatch.setattr(services, "_mark_ready", refuse)
+    monkeypatch.setattr(pipeline, "mark_ready", refuse)
     # As a worker ingests: the failed snapshot stays, to say why.
     snapshot = _ingesting(owner)
     files = [services.UploadedFile(name="s.json", data=dump(small_cluster()))]
