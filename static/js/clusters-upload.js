@@ -38,6 +38,9 @@
       if (e.dataTransfer && e.dataTransfer.files.length) add(e.dataTransfer.files);
     });
     input.addEventListener("change", show);
+    // Files picked before this deferred script ran (a fast click, a slow network) had
+    // no listener yet: list them now.
+    show();
     var form = document.getElementById("upload-form");
     var button = document.getElementById("upload-submit");
     if (form && button) {
