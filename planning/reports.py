@@ -9,8 +9,8 @@ import re
 from planning.plan import SEVERITIES, Plan
 from scheduling.engine.plan import ClassRung, Finding
 from scheduling.engine.plan.first_in_line import AppInLine, FirstInLine
+from scheduling.engine.quantity import format_quantity
 from scheduling.engine.words import plural
-from scheduling.presenters.pod import format_quantity
 from scheduling.reports.escaping import md_code, md_text, plain
 
 _SEVERITY_WORDS = {

@@ -9,9 +9,9 @@ from django import template
 from django.http import QueryDict
 from django.utils import timezone
 
-register = template.Library()
+from scheduling.engine.quantity import format_quantity
 
-_BINARY = (("Ti", 1024**4), ("Gi", 1024**3), ("Mi", 1024**2), ("Ki", 1024))
+register = template.Library()
 
 
 def human_duration(seconds: float) -> str:
@@ -58,38 +58,20 @@ def k8s_age(created: datetime | None, taken_at: datetime | None = None) -> str:
 
 @register.filter
 def cpu(millicores: Any) -> str:
-    """Millicores as kubectl shows them: 250m, 2, 1.5."""
-    if millicores is None or millicores == "":
-        return "—"
-    m = int(millicores)
-    if m % 1000 == 0:
-        return str(m // 1000)
-    if m > 10_000:
-        return f"{m / 1000:.1f}"
-    return f"{m}m"
+    """Millicores as kubectl writes them: 250m, 2, 15500m."""
+    return format_quantity(None if millicores == "" else millicores, "cpu")
 
 
 @register.filter
 def memory(value: Any) -> str:
     """Bytes with a binary suffix: 512Mi, 1.5Gi."""
-    if value is None or value == "":
-        return "—"
-    n = int(value)
-    for suffix, size in _BINARY:
-        if abs(n) >= size:
-            q = n / size
-            return f"{q:.0f}{suffix}" if q == int(q) else f"{q:.1f}{suffix}"
-    return str(n)
+    return format_quantity(None if value == "" else value, "memory")
 
 
 @register.filter
 def quantity(value: Any, resource: str) -> str:
     """A resource amount in the unit its resource uses."""
-    if resource == "cpu":
-        return cpu(value)
-    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
-        return memory(value)
-    return "—" if value is None else f"{int(value):,}"
+    return format_quantity(None if value == "" else value, resource)
 
 
 @register.filter

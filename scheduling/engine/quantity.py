@@ -1,4 +1,5 @@
-"""Exact parsing of Kubernetes resource quantities (apimachinery resource.Quantity).
+"""Exact parsing of Kubernetes resource quantities (apimachinery resource.Quantity), and
+the one way pages, charts, reports and the command line write them back.
 
 Values are kept as exact fractions and rounded up the way ``Quantity.Value()`` and
 ``Quantity.MilliValue()`` round (towards +infinity), so "0.1m" of cpu is 1 millicore.
@@ -159,3 +160,31 @@ def resource_value(name: str, raw: object) -> int:
             _RESOURCE_VALUES.clear()
         _RESOURCE_VALUES[key] = got
     return got
+
+
+# --- shown ----------------------------------------------------------------------------
+
+_SHOWN_BINARY = (("Ti", 1024**4), ("Gi", 1024**3), ("Mi", 1024**2), ("Ki", 1024))
+
+
+def is_byte_resource(resource: str) -> bool:
+    return resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-")
+
+
+def format_quantity(amount: int | None, resource: str) -> str:
+    """An amount as the scheduler keeps it (millicores for cpu, bytes, counts) written
+    for people: cpu as kubectl writes it (``2``, ``250m``, ``15500m``: exact, never a
+    rounded ``15.5``), bytes with a binary suffix (``512Mi``, ``1.5Gi``), counts with
+    thousands separators; ``—`` for none."""
+    if amount is None:
+        return "—"
+    n = int(amount)
+    if resource == "cpu":
+        return str(n // 1000) if n % 1000 == 0 else f"{n}m"
+    if is_byte_resource(resource):
+        for suffix, size in _SHOWN_BINARY:
+            if abs(n) >= size:
+                q = n / size
+                return f"{q:.0f}{suffix}" if q == int(q) else f"{q:.1f}{suffix}"
+        return str(n)
+    return f"{n:,}"

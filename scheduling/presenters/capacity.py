@@ -11,8 +11,8 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from scheduling.engine.capacity import Capacity, CurvePoint, Placement, RoomByClass
+from scheduling.engine.quantity import format_quantity
 from scheduling.engine.words import join_names, plural
-from scheduling.presenters.pod import format_quantity
 from scheduling.presenters.workload import text_width
 
 # Fills of the victims' classes in the curve, lowest-priority class first (as stacked).

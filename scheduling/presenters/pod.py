@@ -30,6 +30,7 @@ from scheduling.engine import (
     VictimDetail,
 )
 from scheduling.engine.preemption.candidate import CRITERIA
+from scheduling.engine.quantity import format_quantity
 from scheduling.engine.words import NAMES_IN_A_SENTENCE, join_names, plural
 
 # How many of the best-scored nodes the score table shows (every tied node is shown).
@@ -481,26 +482,6 @@ def rejected_groups(ex: Explanation) -> list[RejectedGroup]:
 
 
 # --- quantities -------------------------------------------------------------------------------------
-
-_BINARY = (("Ti", 1024**4), ("Gi", 1024**3), ("Mi", 1024**2), ("Ki", 1024))
-BYTE_RESOURCES = {"memory", "ephemeral-storage"}
-
-
-def format_quantity(value: int | None, resource: str) -> str:
-    if value is None:
-        return "—"
-    n = int(value)
-    if resource == "cpu":
-        if n % 1000 == 0:
-            return str(n // 1000)
-        return f"{n}m"
-    if resource in BYTE_RESOURCES or resource.startswith("hugepages-"):
-        for suffix, size in _BINARY:
-            if abs(n) >= size:
-                q = n / size
-                return f"{q:.0f}{suffix}" if q == int(q) else f"{q:.1f}{suffix}"
-        return str(n)
-    return f"{n:,}"
 
 
 def format_requests(requests: dict[str, int] | None) -> str:

@@ -1,6 +1,7 @@
 import pytest
 
-from clusters.templatetags.clusters_tags import cpu, human_duration, memory
+from clusters.templatetags.clusters_tags import cpu, human_duration, memory, quantity
+from scheduling.engine.quantity import format_quantity
 
 
 @pytest.mark.parametrize(
@@ -24,5 +25,16 @@ def test_it_prints_ages_like_kubectl(seconds: int, expected: str) -> None:
 
 
 def test_it_prints_quantities() -> None:
-    assert (cpu(250), cpu(2000), cpu(15500)) == ("250m", "2", "15.5")
+    # kubectl writes 15.5 cores as 15500m: exact, as the pages must be (31750m is not 31.8).
+    assert (cpu(250), cpu(2000), cpu(15500), cpu(31750)) == ("250m", "2", "15500m", "31750m")
     assert (memory(256 * 2**20), memory(3 * 2**29), memory(100)) == ("256Mi", "1.5Gi", "100")
+
+
+@pytest.mark.parametrize("amount", [None, 0, 1, 999, 1000, 1500, 10_500, 15_500, 2**31, 3 * 2**29])
+def test_the_page_filters_write_what_reports_and_the_command_line_write(amount: int | None) -> None:
+    # One formatter for every surface: a node's cpu reads the same on the nodes table,
+    # a result page, the plan and the terminal.
+    assert cpu(amount) == format_quantity(amount, "cpu") == quantity(amount, "cpu")
+    assert memory(amount) == format_quantity(amount, "memory") == quantity(amount, "memory")
+    assert quantity(amount, "pods") == format_quantity(amount, "pods")
+    assert cpu("") == memory("") == "—"

@@ -21,6 +21,7 @@ from scheduling.engine import (
     VictimDetail,
 )
 from scheduling.engine.preemption.candidate import CRITERIA as ENGINE_CRITERIA
+from scheduling.engine.quantity import format_quantity
 from scheduling.presenters import pod as pod_presenters
 
 CPU = "Insufficient cpu"
@@ -313,10 +314,12 @@ def test_it_notes_where_the_real_scheduler_would_have_sampled() -> None:
 
 
 def test_quantities_read_like_kubectl() -> None:
-    assert pod_presenters.format_quantity(1500, "cpu") == "1500m"
-    assert pod_presenters.format_quantity(2000, "cpu") == "2"
-    assert pod_presenters.format_quantity(2 * 1024**3, "memory") == "2Gi"
-    assert pod_presenters.format_quantity(1536 * 1024**2, "memory") == "1.5Gi"
+    assert format_quantity(1500, "cpu") == "1500m"
+    assert format_quantity(2000, "cpu") == "2"
+    assert format_quantity(15500, "cpu") == "15500m"
+    assert format_quantity(2 * 1024**3, "memory") == "2Gi"
+    assert format_quantity(1536 * 1024**2, "memory") == "1.5Gi"
+    assert format_quantity(12_000, "pods") == "12,000"
     assert (
         pod_presenters.format_requests({"memory": 1024**2, "cpu": 250, "nvidia.com/gpu": 1})
         == "cpu 250m, memory 1Mi, nvidia.com/gpu 1"
