@@ -1,6 +1,6 @@
 """The three ways to submit a pod: a manifest, the short form, a clone of a pod.
 
-Each form builds the Pod dict and asks the engine to read it (services.pod_validate),
+Each form builds the Pod dict and asks the engine to read it (submission.pod_validate),
 so a bad quantity or an unknown class is shown next to the field it came from,
 in the engine's own words.
 """
@@ -13,7 +13,7 @@ from typing import Any, cast
 from django import forms
 
 from clusters.models import Snapshot
-from scheduling import services
+from scheduling import submission
 from scheduling.constants import MAX_MANIFEST_BYTES
 from scheduling.engine.capacity import DEFAULT_LIMIT, MAX_LIMIT, Size
 from scheduling.engine.hypothetical import is_priority_class, priority_class_object
@@ -169,27 +169,27 @@ class ManifestForm(forms.Form):
             text = upload.read()
             source = upload.name
         try:
-            objects = services.manifest_objects(text=text, source=source)
+            objects = submission.manifest_objects(text=text, source=source)
             later = self._later(objects)
             if later:
                 data["timeline"] = True  # an arrival needs the clock
                 objects = objects + later
-            classes, objects = services.whatif_split(objects)
-            classes = services.priority_classes_check(
+            classes, objects = submission.whatif_split(objects)
+            classes = submission.priority_classes_check(
                 snapshot=self.snapshot, classes=classes, field="manifest"
             )
-            if services.is_single_pod(objects) and not data.get("recreate_victims"):
-                services.pod_validate(
+            if submission.is_single_pod(objects) and not data.get("recreate_victims"):
+                submission.pod_validate(
                     snapshot=self.snapshot, pod=objects[0], priority_classes=classes
                 )
                 self.pod = objects[0]
             else:
-                services.workload_expand(
+                submission.workload_expand(
                     snapshot=self.snapshot, objects=objects, priority_classes=classes
                 )
                 self.objects = objects
             self.priority_classes = classes
-        except services.PodRejected as e:
+        except submission.PodRejected as e:
             self.add_error(
                 e.field if e.field == "later" else "file" if upload else "manifest", e.message
             )
@@ -204,14 +204,14 @@ class ManifestForm(forms.Form):
             return []
         seconds = self.cleaned_data.get("later_seconds")
         if seconds is None:
-            raise services.PodRejected(
+            raise submission.PodRejected(
                 "Say how many seconds after the first workload the second one arrives.",
                 field="later",
             )
         try:
-            objects = services.manifest_objects(text=text, source="later")
-        except services.PodRejected as e:
-            raise services.PodRejected(e.message, field="later") from None
+            objects = submission.manifest_objects(text=text, source="later")
+        except submission.PodRejected as e:
+            raise submission.PodRejected(e.message, field="later") from None
         for obj in objects:
             if is_priority_class(obj):
                 continue  # a class is in effect from the start, not created later
@@ -369,14 +369,14 @@ class PodForm(forms.Form):
             return data
         if new_class is not None:
             try:
-                self.priority_classes = services.priority_classes_check(
+                self.priority_classes = submission.priority_classes_check(
                     snapshot=self.snapshot, classes=[new_class], field="new_class_name"
                 )
-            except services.PodRejected as e:
+            except submission.PodRejected as e:
                 wrong = "new_class_value" if e.engine_field == "value" else "new_class_name"
                 self.add_error(wrong, e.message)
                 return data
-        spec = services.PodSpecInput(
+        spec = submission.PodSpecInput(
             name=data["name"],
             namespace=data["namespace"],
             # The new class is the pod's unless the pod names another.
@@ -390,12 +390,12 @@ class PodForm(forms.Form):
             node_selector=data.get("node_selector") or {},
             tolerations=data.get("tolerations") or [],
         )
-        pod = services.pod_from_form(spec=spec)
+        pod = submission.pod_from_form(spec=spec)
         try:
-            services.pod_validate(
+            submission.pod_validate(
                 snapshot=self.snapshot, pod=pod, priority_classes=self.priority_classes
             )
-        except services.PodRejected as e:
+        except submission.PodRejected as e:
             self.add_error(_engine_field_to_form(e.engine_field), e.message)
             return data
         self.pod = pod
@@ -452,10 +452,10 @@ class CloneForm(forms.Form):
         data = self.cleaned_data
         if self.errors:
             return data
-        pod = services.pod_clone(pod=self.source_pod, priority_class_name=data["priority_class"])
+        pod = submission.pod_clone(pod=self.source_pod, priority_class_name=data["priority_class"])
         try:
-            services.pod_validate(snapshot=self.snapshot, pod=pod)
-        except services.PodRejected as e:
+            submission.pod_validate(snapshot=self.snapshot, pod=pod)
+        except submission.PodRejected as e:
             self.add_error("priority_class", e.message)
             return data
         self.pod = pod
@@ -500,11 +500,11 @@ class ScaleUpForm(forms.Form):
         if self.errors:
             return data
         try:
-            objects = services.scale_up_objects(
+            objects = submission.scale_up_objects(
                 pod=self.source_pod, owner=self.owner, replicas=data["replicas"]
             )
-            services.workload_expand(snapshot=self.snapshot, objects=objects, field="replicas")
-        except services.PodRejected as e:
+            submission.workload_expand(snapshot=self.snapshot, objects=objects, field="replicas")
+        except submission.PodRejected as e:
             self.add_error("replicas", e.message)
             return data
         self.objects = objects
@@ -545,7 +545,7 @@ class RoomForm(forms.Form):
         data = self.cleaned_data
         if data.get("cpu") and data.get("memory"):
             try:
-                self.size = services.capacity_size_check(cpu=data["cpu"], memory=data["memory"])
-            except services.PodRejected as e:
+                self.size = submission.capacity_size_check(cpu=data["cpu"], memory=data["memory"])
+            except submission.PodRejected as e:
                 self.add_error(e.engine_field if e.engine_field in self.fields else None, e.message)
         return data

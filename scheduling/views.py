@@ -32,7 +32,7 @@ from clusters.selectors import pod_manifest, snapshot_demo_find, snapshot_get, s
 from clusters.services import snapshot_load_demo
 from config.faults import BrokerUnavailable
 from planning import selectors as planning_selectors
-from scheduling import rendered_cache, selectors, services
+from scheduling import rendered_cache, selectors, services, submission
 from scheduling.constants import (
     CANDIDATES_PER_PAGE,
     CAPACITY_ROWS_PER_PAGE,
@@ -118,7 +118,7 @@ def _submit(
             )
         else:
             return None
-    except services.PodRejected as e:
+    except submission.PodRejected as e:
         form.add_error(None, e.message)
         return None
     return HttpResponseRedirect(analysis.get_absolute_url())
@@ -245,7 +245,7 @@ def snapshot_room(request: HttpRequest, snapshot_id: int) -> HttpResponse:
                 limit=form.cleaned_data["limit"],
                 source=AnalysisSource.FORM,
             )
-        except services.PodRejected as e:
+        except submission.PodRejected as e:
             form.add_error(None, e.message)
         else:
             return HttpResponseRedirect(analysis.get_absolute_url())
@@ -289,7 +289,7 @@ def analysis_scale_up(request: HttpRequest, snapshot_id: int, pod_id: int) -> Ht
                 field="replicas",
                 taken=taken,
             )
-        except services.PodRejected as e:
+        except submission.PodRejected as e:
             form.add_error("replicas", e.message)
         else:
             return HttpResponseRedirect(analysis.get_absolute_url())
@@ -647,7 +647,7 @@ def analysis_cycle_explain(request: HttpRequest, analysis_id: int, cycle: int) -
     parent = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
     try:
         child = services.cycle_explanation_create(parent=parent, cycle=cycle)
-    except services.PodRejected as e:
+    except submission.PodRejected as e:
         raise Http404(e.message) from None
     return HttpResponseRedirect(child.get_absolute_url())
 
@@ -749,7 +749,7 @@ def analysis_rerun(request: HttpRequest, analysis_id: int) -> HttpResponse:
     target = snapshot_get(user=request.user, snapshot_id=request.POST.get("snapshot") or 0)
     try:
         again = services.analysis_rerun(analysis=analysis, snapshot=target)
-    except services.PodRejected as e:
+    except submission.PodRejected as e:
         messages.error(request, f"It cannot run on {target.name}: {e.message}")
         return HttpResponseRedirect(analysis.get_absolute_url())
     return HttpResponseRedirect(again.get_absolute_url())

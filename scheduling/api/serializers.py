@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.request import Request
 
-from scheduling import services
+from scheduling import submission
 from scheduling.constants import AnalysisKind
 from scheduling.engine.capacity import DEFAULT_LIMIT, MAX_LIMIT
 from scheduling.models import Analysis, ShareLink
@@ -150,7 +150,7 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
         # Where the what-if's classes came from, for their errors.
         attrs["classes_field"] = "priority_classes"
         if given[0] == "objects" and isinstance(attrs["objects"], list):
-            classes, attrs["objects"] = services.whatif_split(attrs["objects"])
+            classes, attrs["objects"] = submission.whatif_split(attrs["objects"])
             if classes:
                 attrs["priority_classes"] = list(attrs["priority_classes"]) + classes
                 attrs["classes_field"] = "objects"
@@ -159,7 +159,7 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
             if classes:
                 attrs["priority_classes"] = list(attrs["priority_classes"]) + classes
                 attrs["classes_field"] = "manifest"
-            if services.is_single_pod(objects) and not recreate:
+            if submission.is_single_pod(objects) and not recreate:
                 attrs["pod"] = objects[0]
             else:
                 attrs["objects"] = objects
@@ -196,7 +196,7 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
         attrs.setdefault("limit", DEFAULT_LIMIT)
         if given[0] == "manifest":
             classes, objects = _manifest_split(attrs["manifest"])
-            if not services.is_single_pod(objects):
+            if not submission.is_single_pod(objects):
                 raise serializers.ValidationError(
                     {
                         "manifest": [
@@ -210,8 +210,8 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
             raise serializers.ValidationError({"pod": ["Must be a JSON object (a Pod)."]})
         elif given[0] == "size":
             try:
-                attrs["size"] = services.capacity_size_check(**attrs["size"])
-            except services.PodRejected as e:
+                attrs["size"] = submission.capacity_size_check(**attrs["size"])
+            except submission.PodRejected as e:
                 raise serializers.ValidationError({"size": [e.message]}) from None
         if attrs["priority_classes"] and given[0] != "manifest":
             attrs["classes_field"] = "priority_classes"
@@ -222,8 +222,8 @@ def _manifest_split(text: str) -> tuple[list[Any], list[Any]]:
     """(the what-if's PriorityClasses, the other objects) of a manifest; its errors under
     "manifest"."""
     try:
-        return services.whatif_split(services.manifest_objects(text=text))
-    except services.PodRejected as e:
+        return submission.whatif_split(submission.manifest_objects(text=text))
+    except submission.PodRejected as e:
         raise serializers.ValidationError({"manifest": [e.message]}) from None
 
 

@@ -27,7 +27,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from clusters.selectors import snapshot_get
-from scheduling import rendered_cache, selectors, services
+from scheduling import rendered_cache, selectors, services, submission
 from scheduling.api.serializers import (
     AnalysisAcceptedSerializer,
     AnalysisCompactSerializer,
@@ -144,9 +144,9 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
                     priority_classes=classes,
                     field=classes_field,
                 )
-        except services.SnapshotNotReady as e:
+        except submission.SnapshotNotReady as e:
             return Response({"snapshot": [e.message]}, status=status.HTTP_409_CONFLICT)
-        except services.PodRejected as e:
+        except submission.PodRejected as e:
             where = e.field if e.field == classes_field else field
             return Response({where: [e.message]}, status=status.HTTP_400_BAD_REQUEST)
         body = AnalysisAcceptedSerializer(analysis, context={"request": request}).data

@@ -9,7 +9,7 @@ import pytest
 
 from clusters.constants import SnapshotStatus
 from clusters.demo import demo_objects
-from scheduling import cluster_cache, services
+from scheduling import cluster_cache, services, submission
 from scheduling.constants import AnalysisStatus
 from scheduling.engine import ENGINE_VERSION, analyze
 from scheduling.models import Analysis
@@ -47,7 +47,7 @@ def test_it_queues_an_analysis_and_sends_the_task_after_commit(
 
 
 def test_it_reads_a_yaml_manifest() -> None:
-    pod = services.pod_from_manifest(
+    pod = submission.pod_from_manifest(
         text="apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n  namespace: shop\n"
         "spec:\n  containers:\n  - name: c\n"
     )
@@ -64,8 +64,8 @@ def test_it_reads_a_yaml_manifest() -> None:
     ],
 )
 def test_it_rejects_a_manifest_that_is_not_one_pod(text: str, needle: str) -> None:
-    with pytest.raises(services.PodRejected) as err:
-        services.pod_from_manifest(text=text)
+    with pytest.raises(submission.PodRejected) as err:
+        submission.pod_from_manifest(text=text)
     assert needle in err.value.message
     assert err.value.field == "manifest"
 
@@ -74,7 +74,7 @@ def test_it_rejects_an_unknown_class_with_the_engines_message(
     demo_snapshot: Any, cat3_pod: dict[str, Any]
 ) -> None:
     cat3_pod["spec"]["priorityClassName"] = "cat-9"
-    with pytest.raises(services.PodRejected) as err:
+    with pytest.raises(submission.PodRejected) as err:
         services.analysis_create(snapshot=demo_snapshot, pod=cat3_pod)
     assert "no PriorityClass with name cat-9 was found" in err.value.message
     assert err.value.engine_field == "spec.priorityClassName"
@@ -85,7 +85,7 @@ def test_it_rejects_a_bad_quantity_naming_the_field(
     demo_snapshot: Any, cat3_pod: dict[str, Any]
 ) -> None:
     cat3_pod["spec"]["containers"][0]["resources"]["requests"]["memory"] = "2 gigs"
-    with pytest.raises(services.PodRejected) as err:
+    with pytest.raises(submission.PodRejected) as err:
         services.analysis_create(snapshot=demo_snapshot, pod=cat3_pod)
     assert err.value.engine_field == "spec.containers[0].resources.requests.memory"
     assert '"2 gigs"' in err.value.message
@@ -96,7 +96,7 @@ def test_it_refuses_a_snapshot_that_is_not_ready(
 ) -> None:
     demo_snapshot.status = SnapshotStatus.FAILED
     demo_snapshot.save()
-    with pytest.raises(services.SnapshotNotReady):
+    with pytest.raises(submission.SnapshotNotReady):
         services.analysis_create(snapshot=demo_snapshot, pod=cat3_pod)
 
 
@@ -251,8 +251,8 @@ def test_a_failed_analysis_can_be_queued_again(
 
 
 def test_the_short_form_builds_a_pending_pod() -> None:
-    pod = services.pod_from_form(
-        spec=services.PodSpecInput(
+    pod = submission.pod_from_form(
+        spec=submission.PodSpecInput(
             name="web",
             namespace="shop",
             priority_class_name="cat-2",
@@ -306,7 +306,7 @@ def test_a_clone_is_pending_with_the_new_class() -> None:
             "qosClass": "Burstable",
         },
     }
-    clone = services.pod_clone(pod=running, priority_class_name="cat-3")
+    clone = submission.pod_clone(pod=running, priority_class_name="cat-3")
     assert clone["metadata"] == {
         "name": "blue-1-whatif",
         "namespace": "default",
@@ -333,7 +333,7 @@ def test_a_clone_of_a_demo_pod_with_class_cat_3_preempts(demo_snapshot: Any) -> 
         snapshot=demo_snapshot, namespace="default", name=_first_pod_name(demo_snapshot, "blue")
     )
     assert blue is not None
-    clone = services.pod_clone(pod=blue, priority_class_name="cat-3")
+    clone = submission.pod_clone(pod=blue, priority_class_name="cat-3")
     analysis = services.analysis_create(snapshot=demo_snapshot, pod=clone)
     analysis = services.analysis_run(analysis_id=analysis.pk)
     assert analysis.result["priority"] == 30000
