@@ -28,6 +28,17 @@ def test_no_global_default_counts_the_pods_left_at_zero() -> None:
     assert f.why.startswith("The PriorityClass planning guide")
 
 
+def test_no_global_default_says_so_when_every_pod_names_a_class() -> None:
+    objects = [
+        make_priority_class("low", 100),
+        make_node("n1").obj(),
+        make_pod("classed").node("n1").priority_class("low").obj(),
+    ]
+    (f,) = findings(objects, "no-global-default")
+    assert "0 pods" not in f.message
+    assert f.message.endswith("every pod here names one, but a pod that does not would run at 0")
+
+
 def test_no_global_default_is_quiet_when_one_exists() -> None:
     objects = [make_priority_class("low", 100, global_default=True), make_pod("bare").obj()]
     assert findings(objects, "no-global-default") == []

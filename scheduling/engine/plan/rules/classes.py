@@ -30,10 +30,16 @@ def no_global_default(ctx: AuditContext) -> Iterator[Draft]:
     name = "default-priority"
     while name in index.classes:
         name += "-x"
+    if unclassed:
+        here = (
+            f"here {plural(len(unclassed), 'pod')} {'names' if len(unclassed) == 1 else 'name'} "
+            f"none, {at_zero:,} of them at priority 0"
+        )
+    else:
+        here = "every pod here names one, but a pod that does not would run at 0"
     yield Draft(
         "No PriorityClass is the globalDefault, so a pod that names no class gets priority 0: "
-        f"here {plural(len(unclassed), 'pod')} {'names' if len(unclassed) == 1 else 'name'} "
-        f"none, {at_zero:,} of them at priority 0",
+        + here,
         (),
         snippet(
             priority_class(
