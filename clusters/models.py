@@ -154,6 +154,15 @@ class Node(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def other_resources(self) -> list[tuple[str, int, int]]:
+        """(resource, requested, allocatable) beyond cpu, memory and pods, without those
+        the node has none of and no pod asks for: a node lists hugepages-1Gi at 0."""
+        return [
+            (name, int(self.requested.get(name) or 0), int(amount or 0))
+            for name, amount in self.allocatable.items()
+            if name not in ("cpu", "memory", "pods") and (amount or self.requested.get(name))
+        ]
+
 
 class Pod(models.Model):
     # No index of its own: every index below starts with it.

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any
 
 from django import template
 from django.http import QueryDict
 from django.utils import timezone
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 
 from scheduling.engine.quantity import format_quantity
 
 register = template.Library()
+
+# A part of a name this long or shorter is never broken inside (an IP-like host part,
+# "ReplicaSet/"); a longer one may break anywhere rather than widen its column.
+_WHOLE_PART = 24
+_AFTER_DOT_OR_SLASH = re.compile(r"(?<=[./])")
 
 
 def human_duration(seconds: float) -> str:
@@ -100,3 +108,18 @@ def pods_url(query: Any, **override: str) -> str:
     """The pods page's query string with some values replaced, the rest kept (page reset)."""
     params = query.params(**override).urlencode()
     return f"?{params}" if params else "?"
+
+
+@register.filter
+def name_breaks(name: Any) -> SafeString:
+    """A node or owner name that wraps after its dots and slashes, not inside a part:
+    ip-10-0-195-177.ec2.internal reads "ip-10-0-195-177." then "ec2.internal", never
+    "ip-10-0-195-" then "177.ec2.inter" then "nal". Copied, it is the same text."""
+    parts = _AFTER_DOT_OR_SLASH.split("" if name is None else str(name))
+    return mark_safe(
+        "<wbr>".join(
+            f'<span class="nw">{escape(p)}</span>' if len(p) <= _WHOLE_PART else escape(p)
+            for p in parts
+            if p
+        )
+    )

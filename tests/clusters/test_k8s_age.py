@@ -1,6 +1,6 @@
 import pytest
 
-from clusters.templatetags.clusters_tags import cpu, human_duration, memory, quantity
+from clusters.templatetags.clusters_tags import cpu, human_duration, memory, name_breaks, quantity
 from scheduling.engine.quantity import format_quantity
 
 
@@ -38,3 +38,21 @@ def test_the_page_filters_write_what_reports_and_the_command_line_write(amount: 
     assert memory(amount) == format_quantity(amount, "memory") == quantity(amount, "memory")
     assert quantity(amount, "pods") == format_quantity(amount, "pods")
     assert cpu("") == memory("") == "—"
+
+
+def test_a_node_name_wraps_after_its_dots_never_inside_a_part() -> None:
+    html = str(name_breaks("ip-10-0-195-177.ec2.internal"))
+    assert html == (
+        '<span class="nw">ip-10-0-195-177.</span><wbr><span class="nw">ec2.</span><wbr>'
+        '<span class="nw">internal</span>'
+    )
+    # An owner wraps after its kind; a part too long to keep whole may break anywhere.
+    long = "openshift-apiserver-operator-74d76d9d57"
+    assert str(name_breaks(f"ReplicaSet/{long}")) == (
+        f'<span class="nw">ReplicaSet/</span><wbr>{long}'
+    )
+    # Markup in a name is text, never markup.
+    assert str(name_breaks("a<b>.c")) == (
+        '<span class="nw">a&lt;b&gt;.</span><wbr><span class="nw">c</span>'
+    )
+    assert str(name_breaks(None)) == ""

@@ -4,7 +4,7 @@ import re
 from typing import Any
 
 from clusters import models, services
-from tests.clusters.builders import dump, make_node, small_cluster
+from tests.clusters.builders import dump, make_node, make_pod, small_cluster
 
 
 def test_the_list_shows_status_and_counts(owner_client: Any, snapshot: Any) -> None:
@@ -151,3 +151,23 @@ def test_delete_works_as_a_plain_post(owner_client: Any, snapshot: Any) -> None:
 def test_delete_over_htmx_redirects(owner_client: Any, snapshot: Any) -> None:
     response = owner_client.post(f"/snapshots/{snapshot.pk}/delete/", HTTP_HX_REQUEST="true")
     assert response.status_code == 204 and response["HX-Redirect"] == "/snapshots/"
+
+
+def test_the_nodes_page_leaves_out_resources_a_node_has_none_of(
+    owner: Any, owner_client: Any
+) -> None:
+    node = make_node("ip-10-0-195-177.ec2.internal")
+    node["status"]["allocatable"].update(
+        {"hugepages-1Gi": "0", "hugepages-2Mi": "0", "nvidia.com/gpu": "2", "example.com/fpga": "0"}
+    )
+    pod = make_pod("trainer", node="ip-10-0-195-177.ec2.internal")
+    pod["spec"]["containers"][0]["resources"]["requests"]["example.com/fpga"] = "1"
+    s = services.snapshot_create(
+        owner=owner, name="r", files=[services.UploadedFile(name="s.json", data=dump([node, pod]))]
+    )
+    body = owner_client.get(f"/snapshots/{s.pk}/nodes/").content.decode()
+    assert "hugepages" not in body
+    assert "nvidia.com/gpu: 0 / 2" in body
+    # Asked for by a pod although the node has none: that stays in view.
+    assert "example.com/fpga: 1 / 0" in body
+    assert '<span class="nw">ip-10-0-195-177.</span><wbr>' in body
