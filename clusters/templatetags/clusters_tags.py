@@ -19,7 +19,7 @@ register = template.Library()
 # A part of a name this long or shorter is never broken inside (an IP-like host part,
 # "ReplicaSet/"); a longer one may break anywhere rather than widen its column.
 _WHOLE_PART = 24
-_AFTER_DOT_OR_SLASH = re.compile(r"(?<=[./])")
+_AFTER_DOT_SLASH_OR_SPACE = re.compile(r"(?<=[./ ])")
 
 
 def human_duration(seconds: float) -> str:
@@ -112,10 +112,11 @@ def pods_url(query: Any, **override: str) -> str:
 
 @register.filter
 def name_breaks(name: Any) -> SafeString:
-    """A node or owner name that wraps after its dots and slashes, not inside a part:
-    ip-10-0-195-177.ec2.internal reads "ip-10-0-195-177." then "ec2.internal", never
-    "ip-10-0-195-" then "177.ec2.inter" then "nal". Copied, it is the same text."""
-    parts = _AFTER_DOT_OR_SLASH.split("" if name is None else str(name))
+    """A node, owner or app name that wraps after its dots, slashes and spaces, not
+    inside a part: ip-10-0-195-177.ec2.internal reads "ip-10-0-195-177." then
+    "ec2.internal", never "ip-10-0-195-" then "177.ec2.inter" then "nal"; "Deployment
+    shop/web" may wrap after its kind. Copied, it is the same text."""
+    parts = _AFTER_DOT_SLASH_OR_SPACE.split("" if name is None else str(name))
     return mark_safe(
         "<wbr>".join(
             f'<span class="nw">{escape(p)}</span>' if len(p) <= _WHOLE_PART else escape(p)

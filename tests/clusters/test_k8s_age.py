@@ -56,3 +56,8 @@ def test_a_node_name_wraps_after_its_dots_never_inside_a_part() -> None:
         '<span class="nw">a&lt;b&gt;.</span><wbr><span class="nw">c</span>'
     )
     assert str(name_breaks(None)) == ""
+    # An app: its kind, its namespace and its name.
+    assert str(name_breaks("Deployment shop/web")) == (
+        '<span class="nw">Deployment </span><wbr><span class="nw">shop/</span><wbr>'
+        '<span class="nw">web</span>'
+    )
