@@ -2,53 +2,21 @@
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Collection, Hashable
-from typing import Generic, TypeVar
+from collections.abc import Collection, Hashable
 
 from clusters.models import Snapshot
+from config.recent import Recent
 from planning.plan import Plan, plan_of
 from scheduling.cluster_cache import cluster_cache_key
 from scheduling.engine.plan.first_in_line import FirstInLine, first_in_line
 from scheduling.services import snapshot_load
 
-T = TypeVar("T")
-
 # Answers this process gave lately: the tab, its forms and the API ask for the same plan
 # (and the same first-in-line ranking) again and again, and on a 150,000-pod cluster one
 # takes seconds.
 _RECENT_ANSWERS = 8
-
-
-class _Recent(Generic[T]):
-    """The last few answers by key, the least recently asked dropped first."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.answers: OrderedDict[Hashable, T] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key: Hashable, compute: Callable[[], T]) -> T:
-        with self.lock:
-            if key in self.answers:
-                self.answers.move_to_end(key)
-                return self.answers[key]
-        # Computed outside the lock: two first askers may both compute; one answer stays.
-        answer = compute()
-        with self.lock:
-            self.answers[key] = answer
-            while len(self.answers) > self.size:
-                self.answers.popitem(last=False)
-        return answer
-
-    def clear(self) -> None:
-        with self.lock:
-            self.answers.clear()
-
-
-_plans: _Recent[Plan] = _Recent(_RECENT_ANSWERS)
-_lines: _Recent[FirstInLine] = _Recent(_RECENT_ANSWERS)
+_plans: Recent[Hashable, Plan] = Recent(_RECENT_ANSWERS)
+_lines: Recent[Hashable, FirstInLine] = Recent(_RECENT_ANSWERS)
 
 
 class SnapshotNotReady(Exception):
@@ -72,7 +40,7 @@ def snapshot_plan(*, snapshot: Snapshot, critical_classes: Collection[str] = ())
         cluster, _ = snapshot_load(snapshot=snapshot)
         return plan_of(cluster, critical_classes=critical_classes)
 
-    return _plans.get(key, compute)
+    return _plans.get(key, compute)[0]
 
 
 def snapshot_first_in_line(
@@ -88,7 +56,7 @@ def snapshot_first_in_line(
         cluster, _ = snapshot_load(snapshot=snapshot)
         return first_in_line(cluster, cpu_millis=cpu_millis, memory_bytes=memory_bytes, limit=limit)
 
-    return _lines.get(key, compute)
+    return _lines.get(key, compute)[0]
 
 
 def plan_cache_clear() -> None:

@@ -8,17 +8,14 @@ hundred MiB, so a worker keeps only a handful.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
 
+from config.recent import Recent
 from scheduling.constants import CLUSTER_CACHE_SIZE
 
-_lock = threading.Lock()
-_entries: OrderedDict[tuple[int, str], Any] = OrderedDict()
 # Counters for tests and the benchmark: how often a lookup was served or loaded.
 stats = {"hits": 0, "misses": 0}
 
@@ -27,9 +24,16 @@ def _capacity() -> int:
     return int(getattr(settings, "PREEMPTLAB_CLUSTER_CACHE_SIZE", CLUSTER_CACHE_SIZE))
 
 
+_clusters: Recent[tuple[int, str], Any] = Recent(_capacity)
+
+
 def cluster_cache_key(*, snapshot: Any) -> tuple[int, str]:
     marker = snapshot.ingested_at.isoformat() if snapshot.ingested_at else ""
     return (snapshot.pk, marker)
+
+
+def _same_snapshot(key: tuple[int, str]) -> Callable[[tuple[int, str]], bool]:
+    return lambda other: other[0] == key[0]
 
 
 def cluster_cache_get(*, key: tuple[int, str], load: Callable[[], Any]) -> tuple[Any, bool]:
@@ -38,37 +42,22 @@ def cluster_cache_get(*, key: tuple[int, str], load: Callable[[], Any]) -> tuple
     Loads outside the lock (a load can take seconds); two concurrent misses on
     one key both load and the second result wins, which is harmless.
     """
-    with _lock:
-        if key in _entries:
-            _entries.move_to_end(key)
-            stats["hits"] += 1
-            return _entries[key], True
-        stats["misses"] += 1
-    value = load()
-    cluster_cache_put(key=key, value=value)
-    return value, False
+    value, cached = _clusters.get(key, load, replaces=_same_snapshot(key))
+    stats["hits" if cached else "misses"] += 1
+    return value, cached
 
 
 def cluster_cache_put(*, key: tuple[int, str], value: Any) -> None:
     """Keeps ``value`` under ``key`` (a load's result, or a cluster this process just
     built at ingest), dropping other versions of the same snapshot, then the least
     recently used."""
-    capacity = _capacity()
-    with _lock:
-        _entries[key] = value
-        _entries.move_to_end(key)
-        for other in [k for k in _entries if k[0] == key[0] and k != key]:
-            del _entries[other]
-        while len(_entries) > max(capacity, 1):
-            _entries.popitem(last=False)
+    _clusters.put(key, value, replaces=_same_snapshot(key))
 
 
 def cluster_cache_clear() -> None:
-    with _lock:
-        _entries.clear()
-        stats["hits"] = stats["misses"] = 0
+    _clusters.clear()
+    stats["hits"] = stats["misses"] = 0
 
 
 def cluster_cache_keys() -> list[tuple[int, str]]:
-    with _lock:
-        return list(_entries)
+    return _clusters.keys()
