@@ -67,19 +67,24 @@ def k8s_age(created: datetime | None, taken_at: datetime | None = None) -> str:
 @register.filter
 def cpu(millicores: Any) -> str:
     """Millicores as kubectl writes them: 250m, 2, 15500m."""
-    return format_quantity(None if millicores == "" else millicores, "cpu")
+    return format_quantity(_amount(millicores), "cpu")
 
 
 @register.filter
 def memory(value: Any) -> str:
     """Bytes with a binary suffix: 512Mi, 1.5Gi."""
-    return format_quantity(None if value == "" else value, "memory")
+    return format_quantity(_amount(value), "memory")
 
 
 @register.filter
 def quantity(value: Any, resource: str) -> str:
     """A resource amount in the unit its resource uses."""
-    return format_quantity(None if value == "" else value, resource)
+    return format_quantity(_amount(value), resource)
+
+
+def _amount(value: Any) -> Any:
+    """A template's missing value ("" from |default or an absent key) is no amount."""
+    return None if value == "" else value
 
 
 @register.filter

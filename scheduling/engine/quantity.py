@@ -164,10 +164,15 @@ def resource_value(name: str, raw: object) -> int:
 
 # --- shown ----------------------------------------------------------------------------
 
-_SHOWN_BINARY = (("Ti", 1024**4), ("Gi", 1024**3), ("Mi", 1024**2), ("Ki", 1024))
+# The parser's binary suffixes up to Ti, largest first: (suffix, bytes).
+_SHOWN_BINARY = tuple(
+    (suffix, 1 << power)
+    for suffix, power in sorted(_BINARY.items(), key=lambda item: -item[1])
+    if power <= _BINARY["Ti"]
+)
 
 
-def is_byte_resource(resource: str) -> bool:
+def _is_byte_resource(resource: str) -> bool:
     return resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-")
 
 
@@ -181,7 +186,7 @@ def format_quantity(amount: int | None, resource: str) -> str:
     n = int(amount)
     if resource == "cpu":
         return str(n // 1000) if n % 1000 == 0 else f"{n}m"
-    if is_byte_resource(resource):
+    if _is_byte_resource(resource):
         for suffix, size in _SHOWN_BINARY:
             if abs(n) >= size:
                 q = n / size

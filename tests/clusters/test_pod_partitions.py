@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -56,9 +57,20 @@ def _index_count(table: str) -> int:
 
 
 def _ingest(owner: Any, objects: list[dict[str, Any]]) -> models.Snapshot:
-    return services.snapshot_create(
-        owner=owner, name="s", files=[services.UploadedFile(name="s.json", data=dump(objects))]
-    )
+    return services.snapshot_create(owner=owner, name="s", files=_files(objects))
+
+
+def _files(objects: list[dict[str, Any]]) -> list[services.UploadedFile]:
+    return [services.UploadedFile(name="s.json", data=dump(objects))]
+
+
+def _refusing(message: str, **where: str) -> Callable[..., Any]:
+    """A stand-in for a step of the ingest that refuses the input, as a bad value would."""
+
+    def refuse(*args: Any) -> Any:
+        raise InvalidInput(message, **where)
+
+    return refuse
 
 
 def _ingesting(owner: Any) -> models.Snapshot:
@@ -102,9 +114,7 @@ def test_an_ingest_failing_after_the_pods_leaves_no_table(
 ) -> None:
     before = _tables_like("clusters_pod_p%")
 
-    def refuse(*args: Any) -> Any:
-        raise InvalidInput("refused after the pods were stored", kind="PodDisruptionBudget")
-
+    refuse = _refusing("refused after the pods were stored", kind="PodDisruptionBudget")
     monkeypatch.setattr(rows, "pdb_rows", refuse)
     with pytest.raises(services.SnapshotRejected, match="refused after the pods"):
         _ingest(owner, small_cluster())
@@ -118,9 +128,7 @@ def test_a_failure_writing_the_pods_refuses_the_snapshot_and_leaves_no_table(
 ) -> None:
     before = _tables_like("clusters_pod_p%")
 
-    def refuse(*args: Any) -> Any:
-        raise InvalidInput("holds a number beyond the 64-bit range", kind="Pod", name="web-1")
-
+    refuse = _refusing("holds a number beyond the 64-bit range", kind="Pod", name="web-1")
     monkeypatch.setattr(pod_store, "copy_pieces", refuse)
     with pytest.raises(services.SnapshotRejected, match=r"Pod web-1.*beyond the 64-bit range"):
         _ingest(owner, small_cluster())
@@ -136,13 +144,12 @@ def test_an_ingest_failing_after_the_partition_is_attached_leaves_no_table(
     # second connection would stay behind, bare, if nothing dropped it.
     before = _tables_like("clusters_pod_p%")
 
-    def refuse(*args: Any) -> Any:
-        raise InvalidInput("refused after the pods were attached", kind="Snapshot")
-
-    monkeypatch.setattr(pipeline, "mark_ready", refuse)
+    monkeypatch.setattr(
+        pipeline, "mark_ready", _refusing("refused after the pods were attached", kind="Snapshot")
+    )
     # As a worker ingests: the failed snapshot stays, to say why.
     snapshot = _ingesting(owner)
-    files = [services.UploadedFile(name="s.json", data=dump(small_cluster()))]
+    files = _files(small_cluster())
     services.snapshot_ingest_files(snapshot=snapshot, files=files)
     assert models.Snapshot.objects.get(pk=snapshot.pk).error.endswith(
         "refused after the pods were attached"
@@ -174,7 +181,7 @@ def test_a_snapshot_deleted_during_its_ingest_leaves_nothing_and_no_incident(
         return real_pod_columns(*args)
 
     monkeypatch.setattr(rows, "pod_columns", deleted_by_the_user)
-    files = [services.UploadedFile(name="s.json", data=dump(small_cluster()))]
+    files = _files(small_cluster())
     with caplog.at_level(logging.INFO, logger="clusters.services"):
         services.snapshot_ingest_files(snapshot=snapshot, files=files)
     assert not models.Snapshot.objects.filter(pk=snapshot.pk).exists()
