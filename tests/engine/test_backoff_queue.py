@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-from scheduling.engine import EngineConfig, load_cluster
+from scheduling.engine import EngineConfig, load_cluster, simulate
 from scheduling.engine.framework import Handle
 from scheduling.engine.plugins.podtopologyspread import PodTopologySpread
 from scheduling.engine.simulate.hints import QueueingHints
 from scheduling.engine.simulate.queue import QueuedPodInfo, SchedulingQueue, Where
 
-from .builders import make_pod
+from .builders import as_list, make_node, make_pod
 
 SECOND = 1_000
 REJECTED = frozenset({"plugin"})
@@ -157,3 +157,28 @@ def test_a_pod_rejected_by_a_plugin_still_waits_in_unschedulable_pods() -> None:
     queue.add_unschedulable(rejected, REJECTED)
     assert rejected.where is Where.UNSCHEDULABLE
     assert queue.pop() is None
+
+
+def test_a_timed_rollout_binds_the_higher_priority_of_one_backoff_window() -> None:
+    # medium fails at 331.502 s (backoff ends 332.502 s), high at 331.902 s (332.902 s):
+    # both ends fall in the window of 332 s. The job's deletion at 332.6 s queues both,
+    # and both still back off then (the window is the current one): activeQ is empty,
+    # Pop takes podBackoffQ's head, and within the window priority decides: high binds,
+    # where going by each pod's own expiry would have let medium in first for high to
+    # preempt it again.
+    snapshot = as_list(
+        make_node("n1").capacity(cpu="1", memory="4Gi", pods="10").obj(),
+        make_pod("job").priority(5000).req(cpu="1").node("n1").grace(0).deleted_at(332.6).obj(),
+    )
+    pending = [
+        make_pod("high").priority(1000).req(cpu="1").arrives(331.9).obj(),
+        make_pod("medium").priority(100).req(cpu="1").arrives(331.5).obj(),
+    ]
+    d = simulate(snapshot, pending, timeline=True).to_dict()
+    after_deletion = [c for c in d["cycles"] if c["at"] > 332.6]
+    assert after_deletion[0]["pod"] == "default/high"
+    assert after_deletion[0]["result"] == "bound"
+    assert after_deletion[0]["at"] == pytest.approx(332.601)
+    assert after_deletion[1]["pod"] == "default/medium"
+    assert after_deletion[1]["result"] == "unschedulable"
+    assert [t["pod"] for t in d["terminations"]] == ["default/job"]  # nothing preempted
