@@ -182,3 +182,16 @@ def test_a_timed_rollout_binds_the_higher_priority_of_one_backoff_window() -> No
     assert after_deletion[1]["pod"] == "default/medium"
     assert after_deletion[1]["result"] == "unschedulable"
     assert [t["pod"] for t in d["terminations"]] == ["default/job"]  # nothing preempted
+
+
+def test_a_pod_no_plugin_rejected_is_retried_after_each_backoff() -> None:
+    # With no node at all no plugin rejects the pod: it failed with an error, and the real
+    # queue retries it from podErrorBackoffQ at the flush after each backoff (1, 2, 4, 8,
+    # then 10 s), never parking it in unschedulablePods for the 5-minute flush.
+    d = simulate(as_list(), [make_pod("web").req(cpu="1").obj()], timeline=True, cycle_limit=7)
+    got = d.to_dict()
+    assert [c["at"] for c in got["cycles"]] == pytest.approx(
+        [0.002, 2.001, 5.001, 10.001, 19.001, 30.001, 41.001]
+    )
+    assert got["flushes"] == []
+    assert got["stop_reason"] == "cycle-limit"
