@@ -97,11 +97,11 @@ def _requeue(ranking: FirstInLineRanking) -> FirstInLineRanking:
         enqueued_at=timezone.now(),
         **lease_release_fields(),
     )
-    ranking.refresh_from_db(fields=_STATE)
     try:
         first_in_line_publish(ranking.pk)
     except BrokerUnavailable:
         log.warning("first-in-line ranking %s stays queued for the reconciler", ranking.pk)
+    ranking.refresh_from_db(fields=_STATE)
     return ranking
 
 

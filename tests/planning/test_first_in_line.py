@@ -312,3 +312,28 @@ def test_the_ranking_is_kept_per_snapshot_size_and_limit(demo_snapshot: Any) -> 
     # Kept with the snapshot, and dropped with it.
     demo_snapshot.delete()
     assert not FirstInLineRanking.objects.exists()
+
+
+def test_a_failed_ranking_says_why_and_is_ranked_again_when_asked(
+    api: APIClient, demo_snapshot: Any
+) -> None:
+    url = _url(demo_snapshot)
+    assert api.get(url).json()["first_in_line_status"] == "done"
+    FirstInLineRanking.objects.update(
+        status="failed", error="The analysis took longer than the worker's time limit."
+    )
+    r = api.get(url)
+    # Failed: no ranking, the reason, and no new run from polling the same URL.
+    assert r.status_code == 200
+    body = r.json()
+    assert body["first_in_line"] is None and body["first_in_line_status"] == "failed"
+    assert "time limit" in body["first_in_line_error"]
+    assert FirstInLineRanking.objects.get().status == "failed"
+    # retry=1 ranks it again (here at once: the eager worker).
+    again = api.get(url, {"retry": "1"})
+    assert again.status_code == 200 and again.json()["first_in_line_status"] == "done"
+    assert again.json()["first_in_line"][0]["app"] == "Deployment default/purple"
+    # The URL to poll asks without retry: polling never queues it again and again.
+    assert again.json()["first_in_line_url"] == url
+    ranking = FirstInLineRanking.objects.get()
+    assert ranking.attempts == 2 and ranking.error == ""

@@ -5,9 +5,11 @@ snapshot, probe size and limit, and asking counts against the user's unfinished 
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from clusters.services import snapshot_load_demo
@@ -159,3 +161,31 @@ def test_the_per_user_limit_refuses_a_new_ranking_with_429(
         assert time.monotonic() < deadline, "the analysis was not run within 60 s"
         time.sleep(0.2)
     assert r.status_code in (200, 202)
+
+
+def test_a_ranking_whose_worker_died_is_ranked_again(
+    celery_worker_factory: Any, owner: Any
+) -> None:
+    # A ranking left running by a worker that died (its lease long expired, no message
+    # left): the next worker's reconciler queues it again, and that worker ranks it.
+    snapshot = snapshot_load_demo(owner=owner)
+    ranking = FirstInLineRanking.objects.create(
+        snapshot=snapshot,
+        cpu_millis=1000,
+        memory_bytes=2 * GIB,
+        limit=50,
+        status="running",
+        attempts=1,
+        lease_task_id="a-task-of-a-dead-worker",
+        lease_expires_at=timezone.now() - timedelta(minutes=5),
+    )
+    celery_worker_factory(env={"PREEMPTLAB_RECONCILE_SECONDS": "1"})
+    deadline = time.monotonic() + 60
+    while not ranking.is_done:
+        assert time.monotonic() < deadline, f"still {ranking.status} after 60 s"
+        time.sleep(0.2)
+        ranking.refresh_from_db()
+    assert ranking.attempts == 2 and ranking.lease_task_id == ""
+    done = _api(owner).get(_plan(snapshot))
+    assert done.status_code == 200
+    assert done.json()["first_in_line"][0]["app"] == "Deployment default/purple"
