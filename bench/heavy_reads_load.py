@@ -18,10 +18,8 @@ hammer got (202 queued, 429 over its unfinished work or the rate limit, 200).
 
 from __future__ import annotations
 
-import http.cookiejar
 import itertools
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -36,6 +34,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from bench.polling_load import login, manage_py_shell  # noqa: E402  (run as a script)
+
 PORT = int(os.environ.get("LOAD_WEB_PORT", "8922"))
 NODES = int(os.environ.get("LOAD_NODES", "3000"))
 HAMMERS = int(os.environ.get("LOAD_HAMMERS", "6"))
@@ -82,36 +83,11 @@ Analysis.objects.all().delete()
 print('IDS', big.pk, Token.objects.get_or_create(user=hammer)[0].key,
       Token.objects.get_or_create(user=reader)[0].key)
 """
-    out = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", script],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+    out = manage_py_shell(script, env)
     fields = out.split("IDS ")[-1].split()
     if len(fields) != 3:
         raise RuntimeError(f"setup printed {out!r}")
     return int(fields[0]), fields[1], fields[2]
-
-
-def login(username: str) -> Any:
-    """A urllib opener holding ``username``'s session."""
-    jar = http.cookiejar.CookieJar()
-    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-    page = browser.open(BASE + "/accounts/login/").read().decode()
-    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)  # type: ignore[union-attr]
-    browser.open(
-        urllib.request.Request(
-            BASE + "/accounts/login/",
-            data=urllib.parse.urlencode(
-                {"username": username, "password": PASSWORD, "csrfmiddlewaretoken": csrf}
-            ).encode(),
-            headers={"Referer": BASE + "/accounts/login/"},
-        )
-    ).read()
-    return browser
 
 
 def timed_get(opener: Any, url: str, headers: dict[str, str]) -> tuple[int, float]:
@@ -202,7 +178,7 @@ def main() -> int:
                 break
             except Exception:
                 time.sleep(0.2)
-        reader = login("reader")
+        reader = login(BASE, "reader", PASSWORD)
         read_lists(reader, reader_token, 2)  # warm every web worker
         if WARM_PLAN:
             auth = {"Authorization": f"Token {hammer_token}"}
