@@ -143,7 +143,7 @@ def analysis_create_capacity(
     stored: dict[str, Any] = {"limit": limit}
     if size is not None:
         stored |= {"objects": [], "size": size.to_dict()}
-        pod_key = f"every class, {size.cpu} CPU / {size.memory}"
+        pod_key = room_pod_key(size)
     else:
         try:
             pod_key = pod_validate(snapshot=snapshot, pod=pod, priority_classes=classes)
@@ -161,6 +161,11 @@ def analysis_create_capacity(
         source=source,
         priority_classes=classes,
     )
+
+
+def room_pod_key(size: Size) -> str:
+    """The lists' name of a room-per-tier table (one size in every user class)."""
+    return f"every class, {size.cpu} CPU / {size.memory}"
 
 
 def analysis_create_from_manifest(

@@ -238,6 +238,12 @@ def snapshot_room(request: HttpRequest, snapshot_id: int) -> HttpResponse:
     snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
     form = RoomForm(request.POST or None, initial=RoomForm.initial_from(request.GET))
     if request.method == "POST" and form.is_valid():
+        # The same table asked again follows the one stored (one loop run per question).
+        stored = form.size and selectors.room_by_class_find(
+            snapshot=snapshot, size=form.size, limit=form.cleaned_data["limit"]
+        )
+        if stored:
+            return HttpResponseRedirect(stored.get_absolute_url())
         try:
             analysis = services.analysis_create_capacity(
                 snapshot=snapshot,
