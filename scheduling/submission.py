@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from django.conf import settings
 
 from clusters import models as cluster_models
@@ -96,6 +97,25 @@ def annotations_check(objects: Iterable[Any], *, field: str) -> None:
         problem = annotations_too_long(obj) if isinstance(obj, dict) else None
         if problem is not None:
             raise PodRejected(f"{_object_named(obj)}: {problem}", field=field)
+
+
+def expanded_size_check(pods: list[dict[str, Any]], *, field: str) -> None:
+    """PodRejected under ``field`` when a workload's pods, as they would be stored, pass
+    PREEMPTLAB_WORKLOAD_MAX_BYTES: a template's 250 KiB annotation is 250 MB in 1,000
+    replicas. Counted pod by pod, stopping at the limit, so no more is encoded."""
+    limit = int(settings.PREEMPTLAB_WORKLOAD_MAX_BYTES)
+    total = 0
+    for count, pod in enumerate(pods, 1):
+        total += len(orjson.dumps(pod))
+        if total > limit:
+            raise PodRejected(
+                f"The workload's {len(pods):,} pods would be stored in more than {limit:,} "
+                f"bytes ({count:,} of them already are; the PREEMPTLAB_WORKLOAD_MAX_BYTES "
+                "setting): each replica carries its pod "
+                "template, annotations included. Leave the large annotations out of the "
+                "template, or simulate fewer replicas.",
+                field=field,
+            )
 
 
 def requests_check(pods: Iterable[dict[str, Any]], *, field: str) -> None:
@@ -342,6 +362,7 @@ def workload_expand(
     try:
         workload = expand_workload(objects, max_replicas=workload_max_replicas(), taken=taken)
         classes = with_priority_classes(_snapshot_classes(snapshot), priority_classes or [])
+        expanded_size_check(workload.pods, field=field)
         admit(workload, classes.resolver)
         requests_check(workload.pods, field=field)
     except TooManyReplicas as e:

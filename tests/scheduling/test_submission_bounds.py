@@ -86,6 +86,23 @@ def test_a_pod_template_annotation_over_256_kib_is_refused_naming_the_workload(
     )
 
 
+def test_a_template_annotation_copied_into_every_replica_is_held_to_the_workload_limit(
+    api: APIClient, demo_snapshot: Any
+) -> None:
+    # 200 KB of annotations, within the API server's limit, in each of 1,000 replicas:
+    # 200 MB once expanded, from a request of 200 KB.
+    deployment = make_deployment("orange", demo_cat3_pod()["spec"], replicas=1000)
+    deployment["spec"]["template"]["metadata"]["annotations"] = {"note": "x" * 200_000}
+    before = _database_size()
+    _refused(
+        api.post(_analyses(demo_snapshot), {"objects": [deployment]}, format="json"),
+        "objects",
+        "The workload's 1,000 pods would be stored in more than 16,777,216 bytes",
+        "PREEMPTLAB_WORKLOAD_MAX_BYTES",
+    )
+    assert _database_size() == before
+
+
 def test_a_class_with_annotations_over_256_kib_is_refused(
     api: APIClient, demo_snapshot: Any
 ) -> None:
