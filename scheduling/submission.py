@@ -118,7 +118,7 @@ def expanded_size_check(pods: list[dict[str, Any]], *, field: str) -> None:
             )
 
 
-def requests_check(pods: Iterable[dict[str, Any]], *, field: str) -> None:
+def _requests_refusal(pods: Iterable[dict[str, Any]]) -> InvalidInput | None:
     """The pods' requests as the scheduler keeps them (millicores, bytes), held to the
     columns an uploaded pod is held to: a 5,001-digit cpu is refused here as there."""
     parsed = [Pod.from_dict(p) for p in pods]
@@ -131,7 +131,16 @@ def requests_check(pods: Iterable[dict[str, Any]], *, field: str) -> None:
     try:
         check_columns(cluster_models.Pod, columns)
     except InvalidInput as e:
-        raise PodRejected(str(e), field=field, engine_field=e.field) from None
+        return e
+    return None
+
+
+def requests_check(pods: Iterable[dict[str, Any]], *, field: str) -> None:
+    """PodRejected under ``field``, naming the pod and the request, for a request beyond
+    what an uploaded pod may hold."""
+    refusal = _requests_refusal(pods)
+    if refusal is not None:
+        raise PodRejected(str(refusal), field=field, engine_field=refusal.field)
 
 
 def manifest_objects(*, text: str | bytes, source: str = "manifest") -> list[Any]:
@@ -406,12 +415,16 @@ def capacity_size_check(*, cpu: Any, memory: Any, field: str = "size") -> Size:
                 f"{resource}: a quantity of {len(raw.strip()):,} characters; write it in at "
                 f'most {MAX_QUANTITY_CHARS}, as Kubernetes does ("2", "500m", "4Gi").',
                 field=field,
+                engine_field=resource,
             )
     try:
         size = Size(cpu.strip(), memory.strip()).check()
     except InvalidInput as e:
         raise PodRejected(str(e), field=field, engine_field=e.field) from None
-    requests_check([room_pod(size, "room")], field=field)
+    refusal = _requests_refusal([room_pod(size, "size")])
+    if refusal is not None:
+        resource = (refusal.field or "cpu").rsplit(".", 1)[-1]
+        raise PodRejected(f"{resource}: {refusal.message}", field=field, engine_field=resource)
     return size
 
 
