@@ -102,7 +102,13 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
         request=AnalysisCreateSerializer,
         responses={
             202: AnalysisAcceptedSerializer,
-            400: OpenApiResponse(FieldErrors, description="The pod or manifest is invalid."),
+            400: OpenApiResponse(
+                FieldErrors,
+                description="The pod or manifest is invalid, or beyond a limit: the body "
+                "beyond PREEMPTLAB_SUBMISSION_MAX_BYTES (non_field_errors, refused unread), "
+                "an object's annotations beyond 256 KiB, a workload's pods beyond "
+                "PREEMPTLAB_WORKLOAD_MAX_BYTES.",
+            ),
             404: OpenApiResponse(description="No such snapshot (or not yours)."),
             409: OpenApiResponse(Conflict, description="The snapshot is not ready."),
         },
