@@ -3,6 +3,7 @@ before anything is stored, by the API, the form and the command line alike."""
 
 from __future__ import annotations
 
+import io
 import json
 import tracemalloc
 from pathlib import Path
@@ -233,6 +234,16 @@ def test_the_installed_cli_refuses_a_file_over_the_limit_and_exits_non_zero(
     assert cli.main(["whatif", snap, "-f", pod]) == cli.BAD_INPUT
     err = capsys.readouterr().err
     assert "pod.yaml is" in err and "PREEMPTLAB_SUBMISSION_MAX_BYTES" in err
+
+
+def test_the_installed_cli_refuses_a_manifest_over_the_limit_on_standard_input(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    snap, _ = _pod_files(tmp_path, demo_cat3_pod())
+    manifest = json.dumps(_annotated(demo_cat3_pod(), 2 * 1024 * 1024)).encode()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(manifest)))
+    assert cli.main(["whatif", snap, "-f", "-"]) == cli.BAD_INPUT
+    assert "PREEMPTLAB_SUBMISSION_MAX_BYTES" in capsys.readouterr().err
 
 
 # --- the API server's value rules -----------------------------------------------------
