@@ -93,6 +93,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "config.middleware.SubmissionBodyMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -247,6 +248,14 @@ PREEMPTLAB_ORPHAN_INGEST_SECONDS = env.int("PREEMPTLAB_ORPHAN_INGEST_SECONDS", d
 # How many pods one workload what-if may create (every pod is at least one scheduling
 # cycle on a worker; the engine's benchmark runs 1,000 small replicas in seconds).
 PREEMPTLAB_WORKLOAD_MAX_REPLICAS = env.int("PREEMPTLAB_WORKLOAD_MAX_REPLICAS", default=1000)
+# The most one what-if may submit, in bytes: the analyses API's request body, a pasted or
+# uploaded manifest, the command line's pod file. A workload and its classes are a few
+# KiB; one object's annotations may hold 256 KiB, as the API server allows.
+PREEMPTLAB_SUBMISSION_MAX_BYTES = env.int("PREEMPTLAB_SUBMISSION_MAX_BYTES", default=1024 * 1024)
+# The most a workload's pods may hold once its controllers are expanded, in bytes: 1,000
+# replicas of a pod template of 16 KiB (a real one is a few KiB). Its template is
+# copied into every replica, so its annotations count once per replica.
+PREEMPTLAB_WORKLOAD_MAX_BYTES = env.int("PREEMPTLAB_WORKLOAD_MAX_BYTES", default=16 * 1024 * 1024)
 
 # Throttling (config.throttling): failed logins in a sliding window, per account and per
 # address; API calls per user (token or session). 429 with Retry-After beyond them.

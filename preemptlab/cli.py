@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
+import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -193,7 +194,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _stdin_to(path: Path) -> str:
-    path.write_bytes(sys.stdin.buffer.read())
+    # Copied a piece at a time: the command judges the file by its size before reading
+    # it, so a manifest beyond the limit never sits in memory whole.
+    with path.open("wb") as out:
+        shutil.copyfileobj(sys.stdin.buffer, out)
     return str(path)
 
 
