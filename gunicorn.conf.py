@@ -1,0 +1,11 @@
+"""gunicorn's settings for the docker-compose stack (gunicorn reads ./gunicorn.conf.py
+from its working directory, /app in the image).
+
+gunicorn believes X-Forwarded-Proto and the like only from forwarded_allow_ips, which
+it defaults to 127.0.0.1: anything on the container's loopback could claim HTTPS. Here
+it is the reverse proxy's addresses alone, the same PREEMPTLAB_PROXY_ADDRESSES that
+config.throttling believes X-Forwarded-For from; empty believes nobody."""
+
+import os
+
+forwarded_allow_ips = os.environ.get("PREEMPTLAB_PROXY_ADDRESSES", "")
