@@ -4,7 +4,7 @@
     preemptlab plan [SNAPSHOT...] [--format F] [--critical CLASS,...] [--fail-on S]
                     [--first-in-line [--size CPU,MEMORY] [--limit N]]
     preemptlab snapshot [-o FILE] [--namespace NS] [--selector K=V,...]
-    preemptlab push SNAPSHOT... --server URL --token TOKEN [--name NAME]
+    preemptlab push SNAPSHOT... --server URL [--token-file FILE] [--name NAME]
     preemptlab serve [--port N]
     preemptlab mcp
 
@@ -152,9 +152,19 @@ def parser() -> argparse.ArgumentParser:
     push.add_argument("files", nargs="+", help="snapshot files")
     push.add_argument("--server", required=True, help="the preemptlab URL")
     push.add_argument(
-        "--token",
-        default=os.environ.get("PREEMPTLAB_TOKEN"),
-        help="an API token (manage.py drf_create_token USER), or PREEMPTLAB_TOKEN",
+        "--token-file",
+        metavar="FILE",
+        help="a file holding the API token (manage.py drf_create_token USER); "
+        "default: PREEMPTLAB_TOKEN",
+    )
+    push.add_argument(
+        "--token", help="the API token itself: visible in ps, prefer PREEMPTLAB_TOKEN"
+    )
+    push.add_argument(
+        "--insecure",
+        action="store_true",
+        help="allow a plain http:// --server other than this machine: the token and the "
+        "snapshot cross the network in clear",
     )
     push.add_argument("--name", help="the snapshot's name (default: the first file's)")
     serve = sub.add_parser("serve", help="run the web app on the embedded default")
