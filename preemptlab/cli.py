@@ -6,7 +6,7 @@
     preemptlab snapshot [-o FILE] [--namespace NS] [--selector K=V,...]
     preemptlab push SNAPSHOT... --server URL [--token-file FILE] [--name NAME]
     preemptlab serve [--port N]
-    preemptlab mcp
+    preemptlab mcp [--root DIR]
 
 No server and no database for whatif, plan, snapshot and mcp: the engine and the same
 reports as the pages and ``manage.py whatif`` (whose code answers here too).
@@ -169,7 +169,13 @@ def parser() -> argparse.ArgumentParser:
     push.add_argument("--name", help="the snapshot's name (default: the first file's)")
     serve = sub.add_parser("serve", help="run the web app on the embedded default")
     serve.add_argument("--port", type=int, default=8000)
-    sub.add_parser("mcp", help="a Model Context Protocol server over stdio, for agents")
+    mcp = sub.add_parser("mcp", help="a Model Context Protocol server over stdio, for agents")
+    mcp.add_argument(
+        "--root",
+        metavar="DIR",
+        help="the folder whose files the tools may read as snapshots "
+        "(default: PREEMPTLAB_MCP_ROOT, else the current folder)",
+    )
     return top
 
 
@@ -195,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return serve(args.port)
         from preemptlab.mcp_server import run
 
-        run()
+        run(args.root)
         return 0
     except KubeError as e:
         print(f"preemptlab: {e}", file=sys.stderr)
