@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import threading
@@ -204,8 +205,21 @@ def _free_port() -> int:
         return port
 
 
+def _readable_by_others(folder: Path) -> list[str]:
+    return [
+        f"{p.relative_to(folder)} {stat.S_IMODE(p.lstat().st_mode):o}"
+        for p in [folder, *folder.rglob("*")]
+        if not p.is_symlink() and stat.S_IMODE(p.lstat().st_mode) & 0o077
+    ]
+
+
 def test_serve_runs_the_app_on_the_embedded_default(tmp_path: Path) -> None:
     port = _free_port()
+    # A log an earlier version left readable: serve takes it back.
+    (tmp_path / "var" / "logs").mkdir(parents=True, mode=0o755)
+    (tmp_path / "var" / "logs").chmod(0o755)
+    (tmp_path / "var" / "logs" / "old.log").write_text("x")
+    (tmp_path / "var" / "logs" / "old.log").chmod(0o644)
     proc = subprocess.Popen(
         [sys.executable, "-m", "preemptlab", "serve", "--port", str(port)],
         cwd=ROOT,
@@ -232,6 +246,26 @@ def test_serve_runs_the_app_on_the_embedded_default(tmp_path: Path) -> None:
         assert (tmp_path / "var" / "secret_key").stat().st_mode & 0o077 == 0
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/", timeout=10) as r:
             assert r.status == 200 and b"<form" in r.read()
+        # The SQLite file (and its WAL), the demo's ingest, the broker's folders, the
+        # static files: folders 0700, files 0600.
+        assert stat.S_IMODE((tmp_path / "var" / "preemptlab.sqlite3").stat().st_mode) == 0o600
+        assert (tmp_path / "var" / "broker").is_dir()
+        assert _readable_by_others(tmp_path / "var") == []
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=60)
+
+
+def test_manage_py_creates_the_sqlite_file_for_this_user_only(tmp_path: Path) -> None:
+    env = {**user_env(tmp_path), "DEBUG": "1"}
+    r = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--no-input", "-v", "0"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
+    assert r.returncode == 0, r.stderr.decode()
+    assert stat.S_IMODE((tmp_path / "var" / "preemptlab.sqlite3").stat().st_mode) == 0o600
+    assert _readable_by_others(tmp_path / "var") == []
