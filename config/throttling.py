@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, UsernameField
 from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -77,7 +78,11 @@ def login_username(raw: object) -> str:
     stripped and NFKC-normalised by the form's UsernameField (full-width or
     mathematical-bold ``alice`` is ``alice``), case kept, since ModelBackend looks the
     username up exactly."""
-    return str(UsernameField().to_python(str(raw or "")))
+    user_model = get_user_model()
+    field = user_model._meta.get_field(user_model.USERNAME_FIELD)
+    # The length AuthenticationForm gives the field: beyond it, nothing is folded.
+    max_length = getattr(field, "max_length", None) or 254  # as AuthenticationForm
+    return str(UsernameField(max_length=max_length).to_python(str(raw or "")))
 
 
 def _network(address: str, networks: list[str]) -> bool:
