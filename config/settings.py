@@ -257,11 +257,18 @@ PREEMPTLAB_SUBMISSION_MAX_BYTES = env.int("PREEMPTLAB_SUBMISSION_MAX_BYTES", def
 # copied into every replica, so its annotations count once per replica.
 PREEMPTLAB_WORKLOAD_MAX_BYTES = env.int("PREEMPTLAB_WORKLOAD_MAX_BYTES", default=16 * 1024 * 1024)
 
-# Throttling (config.throttling): failed logins in a sliding window, per account and per
-# address; API calls per user (token or session). 429 with Retry-After beyond them.
+# Throttling (config.throttling): failed logins in a sliding window, per account (from
+# anywhere) and per address and account; API calls per user (token or session). 429 with
+# Retry-After beyond them. Per address and account below per account: one address alone
+# cannot lock an account for everyone, and never locks out the accounts it did not try.
 PREEMPTLAB_LOGIN_WINDOW_SECONDS = env.int("PREEMPTLAB_LOGIN_WINDOW_SECONDS", default=900)
 PREEMPTLAB_LOGIN_FAILURES_PER_ACCOUNT = env.int("PREEMPTLAB_LOGIN_FAILURES_PER_ACCOUNT", default=10)
-PREEMPTLAB_LOGIN_FAILURES_PER_ADDRESS = env.int("PREEMPTLAB_LOGIN_FAILURES_PER_ADDRESS", default=50)
+PREEMPTLAB_LOGIN_FAILURES_PER_ADDRESS = env.int("PREEMPTLAB_LOGIN_FAILURES_PER_ADDRESS", default=5)
+# The reverse proxy's own addresses (IPs or CIDR networks, comma separated): only a request
+# from one of them has its X-Forwarded-For believed (the client address the login throttle
+# counts), and gunicorn.conf.py gives the same list to gunicorn's forwarded_allow_ips.
+# Empty (the default): nobody is believed, every address is the connection's own.
+PREEMPTLAB_PROXY_ADDRESSES = env.list("PREEMPTLAB_PROXY_ADDRESSES", default=[])
 PREEMPTLAB_API_RATE = env.str("PREEMPTLAB_API_RATE", default="1200/min")
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
