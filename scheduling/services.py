@@ -27,7 +27,7 @@ from clusters.selectors import snapshot_objects
 from config.faults import BrokerUnavailable, publish
 from config.leases import lease_heartbeat, lease_release_fields
 from scheduling import cluster_cache
-from scheduling.budgets import AnalysisBudget, OutOfTime, check_unfinished, result_too_large
+from scheduling.budgets import AnalysisBudget, OutOfTime, result_too_large, unfinished_slot
 from scheduling.constants import (
     AnalysisKind,
     AnalysisSource,
@@ -307,7 +307,6 @@ def _analysis_queue(**fields: Any) -> Analysis:
     """A queued analysis row and its message; the row is deleted again when the broker
     cannot take the message (BrokerUnavailable), so a refused request stores nothing.
     The submission is scrubbed first: no secret it carried is stored or shown."""
-    check_unfinished(owner=fields["snapshot"].owner)
     fields["pod"] = copy.deepcopy(fields["pod"])  # the caller's objects stay as given
     scrubbed = submission_scrub(fields["pod"])
     if fields.get("priority_classes"):
@@ -316,9 +315,10 @@ def _analysis_queue(**fields: Any) -> Analysis:
         for obj in fields["priority_classes"]:
             scrub_object(obj, report)
         scrubbed = dict(sorted(report.items()))
-    analysis = Analysis.objects.create(
-        status=AnalysisStatus.QUEUED, enqueued_at=timezone.now(), scrubbed=scrubbed, **fields
-    )
+    with unfinished_slot(owner=fields["snapshot"].owner):
+        analysis = Analysis.objects.create(
+            status=AnalysisStatus.QUEUED, enqueued_at=timezone.now(), scrubbed=scrubbed, **fields
+        )
     try:
         analysis_enqueue(analysis=analysis)
     except BrokerUnavailable:
@@ -668,16 +668,16 @@ def analysis_retry(*, analysis: Analysis) -> Analysis:
     The row is queued first: if the broker is down (BrokerUnavailable), the
     reconciler sends its message once the broker is back.
     """
-    check_unfinished(owner=analysis.snapshot.owner)
-    Analysis.objects.filter(pk=analysis.pk).update(
-        status=AnalysisStatus.QUEUED,
-        error="",
-        started_at=None,
-        finished_at=None,
-        created=timezone.now(),
-        enqueued_at=timezone.now(),
-        **lease_release_fields(),
-    )
+    with unfinished_slot(owner=analysis.snapshot.owner):
+        Analysis.objects.filter(pk=analysis.pk).update(
+            status=AnalysisStatus.QUEUED,
+            error="",
+            started_at=None,
+            finished_at=None,
+            created=timezone.now(),
+            enqueued_at=timezone.now(),
+            **lease_release_fields(),
+        )
     analysis.refresh_from_db()
     analysis_enqueue(analysis=analysis)
     return analysis
