@@ -29,6 +29,7 @@ from config.incidents import record_incident
 from config.input_limits import unstorable_value
 from config.leases import lease_heartbeat, lease_release_fields
 from scheduling.budgets import unfinished_slot
+from scheduling.cancellation import keep_running_slots
 from scheduling.engine import InvalidInput
 from scheduling.engine.collector import collector_paused
 
@@ -252,7 +253,11 @@ def snapshot_fail(*, snapshot: models.Snapshot, error: str) -> None:
 
 
 def snapshot_delete(*, snapshot: models.Snapshot) -> None:
-    snapshot.delete()
+    """Deletes the snapshot and its analyses; their runs already going keep the owner's
+    slots until they stop (scheduling/cancellation.py)."""
+    with transaction.atomic():
+        keep_running_slots(owner=snapshot.owner, analyses=snapshot.analyses.all())
+        snapshot.delete()
 
 
 # -- the ingest itself (clusters/ingest/pipeline.py does the work) ---------------------

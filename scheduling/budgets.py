@@ -96,15 +96,17 @@ class TooManyUnfinished(Busy):
 
 
 def unfinished_count(*, owner: Any) -> int:
-    """The owner's unfinished work: analyses queued or running, snapshots ingesting."""
+    """The owner's unfinished work: analyses queued or running, snapshots ingesting, and
+    deleted analyses whose run has not yet stopped (scheduling/cancellation.py)."""
     # Imported here: the models import this module's neighbours.
     from clusters.constants import SnapshotStatus
     from clusters.models import Snapshot
+    from scheduling.cancellation import stopping_count
     from scheduling.models import Analysis
 
     analyses = Analysis.objects.filter(snapshot__owner=owner, status__in=UNFINISHED).count()
     ingests = Snapshot.objects.filter(owner=owner, status=SnapshotStatus.INGESTING).count()
-    return analyses + ingests
+    return analyses + ingests + stopping_count(owner=owner)
 
 
 def check_unfinished(*, owner: Any) -> None:

@@ -28,6 +28,7 @@ from config.faults import BrokerUnavailable, publish
 from config.leases import lease_heartbeat, lease_release_fields
 from scheduling import cluster_cache
 from scheduling.budgets import AnalysisBudget, OutOfTime, result_too_large, unfinished_slot
+from scheduling.cancellation import Cancelled, analysis_cancel, run_stopped
 from scheduling.constants import (
     AnalysisKind,
     AnalysisSource,
@@ -246,7 +247,8 @@ class _Progress:
         if now - self.last < 0.5:
             return
         self.last = now
-        Analysis.objects.filter(pk=self.analysis_id).update(progress_cycle=cycle)
+        if not Analysis.objects.filter(pk=self.analysis_id).update(progress_cycle=cycle):
+            raise Cancelled  # the row was deleted: the run stops here
 
 
 def cycle_explanation_create(*, parent: Analysis, cycle: int) -> Analysis:
@@ -406,14 +408,21 @@ def analysis_run(*, analysis_id: int, task_id: str = "") -> Analysis:
 
     A finished analysis is left as it is, and so is one another live task holds;
     a queued one runs; a running one whose worker died runs again. While it runs
-    a heartbeat keeps its lease, so the reconciler leaves it alone.
+    a heartbeat keeps its lease, so the reconciler leaves it alone. Deleted while it
+    runs, it stops (scheduling/cancellation.py) and its owner's slot is freed then.
     """
     task_id = task_id or f"direct-{uuid.uuid4().hex}"
     analysis, claimed = analysis_claim(analysis_id=analysis_id, task_id=task_id)
     if not claimed:
         return analysis
-    with lease_heartbeat(Analysis, analysis.pk, task_id):
-        return _analysis_compute(analysis)
+    try:
+        with lease_heartbeat(Analysis, analysis.pk, task_id):
+            return _analysis_compute(analysis)
+    except Cancelled:
+        logger.info("analysis %s was deleted while it ran; stopped", analysis_id)
+        return analysis
+    finally:
+        run_stopped(analysis_id=analysis_id)
 
 
 def _workload_compute(analysis: Analysis, cluster: Cluster, budget: AnalysisBudget) -> WorkloadRun:
@@ -613,8 +622,9 @@ def analysis_fail(*, analysis_id: int, error: str) -> Analysis:
 
 def analysis_delete(*, analysis: Analysis) -> None:
     """Deletes the analysis with its share links (they answer 404 from then on) and its
-    cycle explanations. A worker still running it finds no row to write to."""
-    analysis.delete()
+    cycle explanations. A run already going stops within a second, and counts against
+    its owner's unfinished work until it has (scheduling/cancellation.py)."""
+    analysis_cancel(analysis=analysis)
 
 
 def analysis_rerun(*, analysis: Analysis, snapshot: Snapshot) -> Analysis:

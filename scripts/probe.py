@@ -52,7 +52,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.test import Client  # noqa: E402
 
-from bench.generate_cluster import generate  # noqa: E402
+from bench.generate_cluster import generate, spread_deployment  # noqa: E402
 from clusters import services as cluster_services  # noqa: E402
 from clusters.models import Snapshot  # noqa: E402
 from scheduling import services  # noqa: E402
@@ -208,43 +208,7 @@ def _ingest(owner: Any, cluster: Any) -> tuple[str, Any]:
 
 
 def _long_workload() -> dict[str, Any]:
-    labels = {"app": "probe"}
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "probe", "namespace": "default"},
-        "spec": {
-            "replicas": 1000,
-            "selector": {"matchLabels": labels},
-            "template": {
-                "metadata": {"labels": labels},
-                "spec": {
-                    "priorityClassName": "critical-apps",
-                    "containers": [
-                        {"name": "c", "resources": {"requests": {"cpu": "6", "memory": "8Gi"}}}
-                    ],
-                    "affinity": {
-                        "podAntiAffinity": {
-                            "requiredDuringSchedulingIgnoredDuringExecution": [
-                                {
-                                    "labelSelector": {"matchLabels": labels},
-                                    "topologyKey": "kubernetes.io/hostname",
-                                }
-                            ]
-                        }
-                    },
-                    "topologySpreadConstraints": [
-                        {
-                            "maxSkew": 1,
-                            "topologyKey": "topology.kubernetes.io/zone",
-                            "whenUnsatisfiable": "DoNotSchedule",
-                            "labelSelector": {"matchLabels": labels},
-                        }
-                    ],
-                },
-            },
-        },
-    }
+    return spread_deployment(1000, priority_class="critical-apps")
 
 
 def _submit(web: Client, snapshot: Any, deployment: dict[str, Any] | None) -> tuple[str, Any]:
