@@ -45,6 +45,10 @@ def keep_running_slots(*, owner: Any, analyses: QuerySet[Any]) -> None:
     StoppingRun for each one running. Their rows are locked, so none starts meanwhile."""
     from scheduling.models import StoppingRun
 
+    # Those no run can still be going for count no more: gone, so the table stays small.
+    StoppingRun.objects.filter(
+        owner=owner, created__lte=timezone.now() - stopping_window()
+    ).delete()
     running = analyses.select_for_update().filter(status=AnalysisStatus.RUNNING)
     StoppingRun.objects.bulk_create(
         StoppingRun(owner=owner, analysis_id=pk) for pk in running.values_list("pk", flat=True)

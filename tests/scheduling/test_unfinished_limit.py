@@ -25,8 +25,11 @@ from rest_framework.test import APIClient
 
 from clusters import models as cluster_models
 from clusters.demo import demo_cat3_pod
-from clusters.services import UploadedFile, snapshot_create
-from scheduling.models import Analysis
+from clusters.services import UploadedFile, snapshot_create, snapshot_delete
+from scheduling.budgets import TooManyUnfinished, check_unfinished
+from scheduling.constants import AnalysisStatus
+from scheduling.models import Analysis, StoppingRun
+from scheduling.services import analysis_create
 from tests.clusters.builders import as_list, dump, make_node
 from tests.config.served import ROOT, _free_port
 from tests.conftest import _database_url_for_subprocess
@@ -166,3 +169,23 @@ def test_thirty_parallel_submissions_accept_at_most_the_limit(
     assert codes.count(202) == 4, codes
     assert set(codes) == {202, 429}, codes
     assert Analysis.objects.filter(snapshot__owner=owner).count() == 4
+
+
+@pytest.mark.django_db
+def test_a_snapshot_deleted_under_a_running_analysis_keeps_the_slot_for_the_window_at_most(
+    owner: Any, demo_snapshot: Any, settings: Any
+) -> None:
+    """A run whose worker died along with its row never says it stopped: its slot comes
+    back once no run could still be going (the analysis budget, then a lease)."""
+    settings.PREEMPTLAB_UNFINISHED_PER_USER = 1
+    analysis = analysis_create(snapshot=demo_snapshot, pod=demo_cat3_pod())
+    Analysis.objects.filter(pk=analysis.pk).update(status=AnalysisStatus.RUNNING)
+    snapshot_delete(snapshot=demo_snapshot)
+    assert not Analysis.objects.exists()
+    assert StoppingRun.objects.filter(analysis_id=analysis.pk, owner=owner).exists()
+    with pytest.raises(TooManyUnfinished):
+        check_unfinished(owner=owner)
+
+    settings.PREEMPTLAB_ANALYSIS_SECONDS = 0
+    settings.PREEMPTLAB_LEASE_SECONDS = 0
+    check_unfinished(owner=owner)  # past the window: free again
