@@ -24,7 +24,7 @@ from config.leases import lease_heartbeat, lease_release_fields
 from config.recent import Recent
 from planning.models import FirstInLineRanking
 from planning.services import SnapshotNotReady
-from planning.unfinished import check_unfinished_work
+from scheduling.budgets import unfinished_slot
 from scheduling.constants import AnalysisStatus
 from scheduling.engine import ENGINE_VERSION, InvalidInput
 from scheduling.engine.plan.first_in_line import FirstInLine, first_in_line
@@ -48,7 +48,7 @@ def first_in_line_request(
     queued or running), or queued now. Its ``answer`` column is left in the database
     (``ranking_line`` reads it). ``retry``: a failed one is queued again.
 
-    TooMuchUnfinished (429) when a new ranking would exceed the user's unfinished work;
+    TooManyUnfinished (429) when a new ranking would exceed the user's unfinished work;
     BrokerUnavailable (503) when the message cannot be sent (nothing is stored then)."""
     if not snapshot.is_ready:
         raise SnapshotNotReady(snapshot)
@@ -65,9 +65,9 @@ def first_in_line_request(
         if outdated or (retry and stored.is_failed):
             return _requeue(stored)
         return stored
-    check_unfinished_work(owner=snapshot.owner)
     try:
-        with transaction.atomic():
+        # Counted and written in one step, so parallel requests never pass the limit.
+        with unfinished_slot(owner=snapshot.owner), transaction.atomic():
             ranking = FirstInLineRanking.objects.create(
                 **key, status=AnalysisStatus.QUEUED, enqueued_at=timezone.now()
             )
@@ -87,16 +87,16 @@ def first_in_line_request(
 def _requeue(ranking: FirstInLineRanking) -> FirstInLineRanking:
     """A failed (or outdated) ranking queued again; the reconciler sends the message if
     the broker cannot take it now."""
-    check_unfinished_work(owner=ranking.snapshot.owner)
-    FirstInLineRanking.objects.filter(pk=ranking.pk, status=ranking.status).update(
-        status=AnalysisStatus.QUEUED,
-        error="",
-        started_at=None,
-        finished_at=None,
-        runs_done=0,
-        enqueued_at=timezone.now(),
-        **lease_release_fields(),
-    )
+    with unfinished_slot(owner=ranking.snapshot.owner):
+        FirstInLineRanking.objects.filter(pk=ranking.pk, status=ranking.status).update(
+            status=AnalysisStatus.QUEUED,
+            error="",
+            started_at=None,
+            finished_at=None,
+            runs_done=0,
+            enqueued_at=timezone.now(),
+            **lease_release_fields(),
+        )
     try:
         first_in_line_publish(ranking.pk)
     except BrokerUnavailable:

@@ -89,24 +89,29 @@ class TooManyUnfinished(Busy):
     def __init__(self, limit: int) -> None:
         self.limit = limit
         super().__init__(
-            f"You have {limit} analyses or snapshot uploads queued or running, as many as "
-            "one user may have at once (PREEMPTLAB_UNFINISHED_PER_USER): submit this one "
+            f"You have {limit} analyses, first-in-line rankings or snapshot uploads queued "
+            "or running, as many as one user may have at once (PREEMPTLAB_UNFINISHED_PER_USER): submit this one "
             "when one of them ends."
         )
 
 
 def unfinished_count(*, owner: Any) -> int:
-    """The owner's unfinished work: analyses queued or running, snapshots ingesting, and
-    deleted analyses whose run has not yet stopped (scheduling/cancellation.py)."""
+    """The owner's unfinished work: analyses and first-in-line rankings queued or running,
+    snapshots ingesting, and deleted analyses whose run has not yet stopped
+    (scheduling/cancellation.py)."""
     # Imported here: the models import this module's neighbours.
     from clusters.constants import SnapshotStatus
     from clusters.models import Snapshot
+    from planning.models import FirstInLineRanking
     from scheduling.cancellation import stopping_count
     from scheduling.models import Analysis
 
     analyses = Analysis.objects.filter(snapshot__owner=owner, status__in=UNFINISHED).count()
+    rankings = FirstInLineRanking.objects.filter(
+        snapshot__owner=owner, status__in=UNFINISHED
+    ).count()
     ingests = Snapshot.objects.filter(owner=owner, status=SnapshotStatus.INGESTING).count()
-    return analyses + ingests + stopping_count(owner=owner)
+    return analyses + rankings + ingests + stopping_count(owner=owner)
 
 
 def check_unfinished(*, owner: Any) -> None:
