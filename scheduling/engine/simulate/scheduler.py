@@ -190,6 +190,7 @@ class Scheduler:
         self.cycle_limit = cycle_limit
         self.on_cycle = on_cycle
         self.sim = Simulation(base=base, recreate_victims=recreate_victims)
+        self.sim.scheduler_config = profiles.configuration if profiles is not None else None
         self.cycle = 0
         self.flushes = 0
         self.progress_since_flush = True
