@@ -165,3 +165,39 @@ def test_the_difference_from_the_default_profile_in_one_sentence() -> None:
         "MostAllocated packs: 1 pod of 1 placed otherwise "
         "(web-0 goes to busy, the default profile would choose idle)."
     )
+
+
+def test_added_affinity_applies_to_every_pod_of_the_profile() -> None:
+    nodes = [
+        make_node("a").label("pool", "batch").obj(),
+        make_node("b").label("pool", "web").obj(),
+    ]
+    added = {
+        **HEAD,
+        "profiles": [
+            {
+                "pluginConfig": [
+                    {
+                        "name": "NodeAffinity",
+                        "args": {
+                            "addedAffinity": {
+                                "requiredDuringSchedulingIgnoredDuringExecution": {
+                                    "nodeSelectorTerms": [
+                                        {
+                                            "matchExpressions": [
+                                                {"key": "pool", "operator": "In", "values": ["web"]}
+                                            ]
+                                        }
+                                    ]
+                                }
+                            }
+                        },
+                    }
+                ]
+            }
+        ],
+    }
+    got = analyze(nodes, _web(), scheduler_config=added)
+    assert got.node == "b" and got.feasible_nodes == ["b"]
+    (rejected,) = got.to_dict()["rejected_nodes"]
+    assert rejected["reasons"] == ["node(s) didn't match scheduler-enforced node affinity"]
