@@ -18,6 +18,7 @@ from scheduling.engine.errors import InvalidInput
 from scheduling.engine.objects import TIMELINE_SPAN_SECONDS
 from scheduling.engine.simulate import Simulation
 from scheduling.engine.workload import expand_workload
+from tests.clusters.builders import make_deployment
 
 from .builders import as_list, make_node, make_pod, make_priority_class
 
@@ -185,26 +186,10 @@ CENTURIES = 100_000_000_000  # seconds: a grace period of some 3,000 centuries
 
 def _demo_deployment(name: str, cls: str, cpu: str, **spec: Any) -> dict[str, Any]:
     """A one-replica Deployment as the what-if page submits it."""
-    labels = {"app": name}
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name, "namespace": "default"},
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": labels},
-            "template": {
-                "metadata": {"labels": labels},
-                "spec": {
-                    "priorityClassName": cls,
-                    "containers": [
-                        {"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}
-                    ],
-                    **spec,
-                },
-            },
-        },
-    }
+    container = {"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}
+    return make_deployment(
+        name, {"priorityClassName": cls, "containers": [container], **spec}, replicas=1
+    )
 
 
 def _demo_bomb(grace: int) -> list[dict[str, Any]]:
