@@ -117,6 +117,10 @@ class PodBuilder:
     def arrives(self, seconds: float) -> PodBuilder:
         return self.annotation("preemptlab.io/arrival-seconds", str(seconds))
 
+    def deleted_at(self, seconds: float) -> PodBuilder:
+        """A running pod someone else deletes (gracefully) at ``seconds`` of a timed run."""
+        return self.annotation("preemptlab.io/delete-at-seconds", str(seconds))
+
     def terminating(self, by_preemption: bool = True) -> PodBuilder:
         self._pod["metadata"]["deletionTimestamp"] = "2025-06-02T09:00:00Z"
         if by_preemption:

@@ -156,13 +156,7 @@ def test_a_pod_arriving_later_is_created_then() -> None:
 def test_a_running_pod_deleted_by_someone_else_gives_its_room_back_when_gone() -> None:
     snapshot = as_list(
         make_node("n1").capacity(cpu="2", memory="4Gi", pods="10").obj(),
-        make_pod("job")
-        .priority(1000)
-        .req(cpu="2")
-        .node("n1")
-        .grace(10)
-        .annotation("preemptlab.io/delete-at-seconds", "5")
-        .obj(),
+        make_pod("job").priority(1000).req(cpu="2").node("n1").grace(10).deleted_at(5).obj(),
     )
     d = simulate(snapshot, [make_pod("web").req(cpu="2").obj()], timeline=True).to_dict()
     assert d["terminations"][0]["cycle"] is None and d["terminations"][0]["preemptor"] is None
