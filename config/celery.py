@@ -1,9 +1,10 @@
 """The Celery app: settings come from Django's (CELERY_* names), tasks are autodiscovered."""
 
 import os
+import signal
 
 from celery import Celery
-from celery.signals import worker_ready, worker_shutdown
+from celery.signals import worker_process_init, worker_ready, worker_shutdown, worker_shutting_down
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -31,3 +32,40 @@ def _stop_reconciler(**kwargs: object) -> None:
     from config.reconciler import reconciler_stop
 
     reconciler_stop()
+
+
+# SIGTERM: the running analysis stops at its next budget check (scheduling/budgets.py) and
+# goes back to the queue, so a shutdown takes seconds, not the rest of the analysis.
+# The worker's main process hears it first (solo and threads pools run the analysis
+# there); it tells its prefork children with SIGUSR2, which Celery leaves unused in them,
+# since a SIGTERM sent to the main process alone never reaches them.
+_TELL_CHILDREN = signal.SIGUSR2
+
+
+def _stop_analyses(signum: int = 0, frame: object = None) -> None:
+    from scheduling.budgets import worker_stop
+
+    worker_stop()
+
+
+@worker_shutting_down.connect
+def _stop_on_shutdown(**kwargs: object) -> None:
+    from billiard.process import active_children
+
+    _stop_analyses()
+    for child in active_children():
+        if child.pid:
+            os.kill(child.pid, _TELL_CHILDREN)
+
+
+@worker_process_init.connect
+def _stop_in_children(**kwargs: object) -> None:
+    """A prefork child: stop its analysis on SIGUSR2 from the main process, or on a SIGTERM
+    sent to the whole process group (a second SIGTERM ends the child as before)."""
+
+    def on_sigterm(signum: int, frame: object) -> None:
+        _stop_analyses()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+    signal.signal(_TELL_CHILDREN, _stop_analyses)
+    signal.signal(signal.SIGTERM, on_sigterm)

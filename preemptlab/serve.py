@@ -48,5 +48,12 @@ def serve(port: int) -> int:
     except KeyboardInterrupt:
         return 0
     finally:
+        # SIGTERM: a running analysis stops within seconds and is queued again
+        # (config/celery.py). A worker still there after 30 s is killed: its lease
+        # lapses and the reconciler queues its analysis again at the next start.
         worker.terminate()
-        worker.wait(timeout=30)
+        try:
+            worker.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()

@@ -2,14 +2,17 @@
 
 A workload's run is bounded in scheduling cycles (the engine stops there and says so:
 stop_reason "cycle-limit", the run ends done) and in wall-clock time (checked at every
-cycle, on every pool, the embedded default's solo worker included, which enforces no
-Celery time limit: the analysis ends failed, naming the limit). A stored result is
+cycle and whenever a timed run's clock moves, on every pool, the embedded default's solo
+worker included, which enforces no Celery time limit: the analysis ends failed, naming
+the limit). A worker asked to stop (SIGTERM) stops its analysis at the same checks and
+queues it again. A stored result is
 bounded in size. And one user has at most a few analyses queued or running at once,
 so another user's what-if never waits behind more than that many of theirs.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -43,17 +46,43 @@ class AnalysisBudget:
         return min(default, self.cycles)
 
     def watch(self, on_cycle: Callable[[int], None] | None = None) -> Callable[[int], None]:
-        """An on_cycle callback that raises OutOfTime once the wall-clock budget is spent
-        (after calling ``on_cycle``, the progress writer)."""
+        """An on_cycle callback (called after every cycle and whenever a timed run's clock
+        moves) that raises OutOfTime once the wall-clock budget is spent, and
+        WorkerStopping once the worker is shutting down (after calling ``on_cycle``, the
+        progress writer)."""
         deadline = time.monotonic() + self.seconds
 
         def check(cycle: int) -> None:
             if on_cycle is not None:
                 on_cycle(cycle)
+            if _stopping.is_set():
+                raise WorkerStopping(cycle)
             if time.monotonic() > deadline:
                 raise OutOfTime(self, cycle)
 
         return check
+
+
+# Set in a worker process that was asked to stop (SIGTERM): the analysis it runs stops at
+# its next check and goes back to the queue rather than holding the shutdown up.
+_stopping = threading.Event()
+
+
+def worker_stop() -> None:
+    """The worker is shutting down (safe to call from a signal handler)."""
+    _stopping.set()
+
+
+def worker_stopping() -> bool:
+    return _stopping.is_set()
+
+
+class WorkerStopping(Exception):
+    """The worker was asked to stop while an analysis ran: it is queued again, not failed."""
+
+    def __init__(self, cycle: int) -> None:
+        self.cycle = cycle
+        super().__init__(f"the worker is shutting down (at scheduling cycle {cycle:,})")
 
 
 class OutOfTime(Exception):

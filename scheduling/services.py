@@ -27,7 +27,13 @@ from clusters.selectors import snapshot_objects
 from config.faults import BrokerUnavailable, publish
 from config.leases import lease_heartbeat, lease_release_fields
 from scheduling import cluster_cache
-from scheduling.budgets import AnalysisBudget, OutOfTime, result_too_large, unfinished_slot
+from scheduling.budgets import (
+    AnalysisBudget,
+    OutOfTime,
+    WorkerStopping,
+    result_too_large,
+    unfinished_slot,
+)
 from scheduling.cancellation import Cancelled, analysis_cancel, run_stopped
 from scheduling.constants import (
     AnalysisKind,
@@ -426,8 +432,30 @@ def analysis_run(*, analysis_id: int, task_id: str = "") -> Analysis:
     except Cancelled:
         logger.info("analysis %s was deleted while it ran; stopped", analysis_id)
         return analysis
+    except WorkerStopping:
+        return analysis_requeue_stopped(analysis_id=analysis.pk, task_id=task_id)
     finally:
         run_stopped(analysis_id=analysis_id)
+
+
+def analysis_requeue_stopped(*, analysis_id: int, task_id: str) -> Analysis:
+    """The worker running it is shutting down: the analysis goes back to the queue with a
+    new message, for the next worker to run from the start (the broker being down, the
+    reconciler sends that message later)."""
+    Analysis.objects.filter(
+        pk=analysis_id, status=AnalysisStatus.RUNNING, lease_task_id=task_id[:64]
+    ).update(
+        status=AnalysisStatus.QUEUED,
+        started_at=None,
+        enqueued_at=timezone.now(),
+        **lease_release_fields(),
+    )
+    logger.info("analysis %s queued again: its worker is shutting down", analysis_id)
+    try:
+        analysis_publish(analysis_id)
+    except BrokerUnavailable:
+        logger.warning("analysis %s stays queued for the reconciler", analysis_id)
+    return Analysis.objects.get(pk=analysis_id)
 
 
 def _workload_compute(analysis: Analysis, cluster: Cluster, budget: AnalysisBudget) -> WorkloadRun:

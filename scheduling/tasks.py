@@ -6,7 +6,9 @@ leaves its message unacknowledged, the broker hands the same message back at
 once, and the task (same id) takes the row over. A whole worker that dies
 stops renewing its lease, and the reconciler (config/reconciler.py) sends a new
 message once the lease has expired. A task that loses the database retries
-with backoff instead of being acknowledged as done.
+with backoff instead of being acknowledged as done. A worker asked to stop
+(SIGTERM) stops its running analysis within seconds and queues it again
+(config/celery.py, scheduling/budgets.py).
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ import logging
 from typing import Any
 
 from celery import Task, shared_task
-from celery.exceptions import SoftTimeLimitExceeded
+from celery.exceptions import Reject, SoftTimeLimitExceeded
 
 from config.faults import DATABASE_FAULTS, database_retry, is_database_fault
 from scheduling import services
+from scheduling.budgets import worker_stopping
 from scheduling.constants import AnalysisStatus
 from scheduling.models import Analysis
 
@@ -78,6 +81,9 @@ class AnalysisRunTask(Task[Any, Any]):
 )
 def analysis_run_task(self: Task[Any, Any], analysis_id: int) -> str:
     task_id = str(self.request.id or "")
+    if worker_stopping():
+        # Taken while the worker shuts down: back to the broker for the next worker.
+        raise Reject("the worker is shutting down", requeue=True)
     try:
         if not Analysis.objects.filter(pk=analysis_id).exists():
             log.info("analysis %s was deleted before it ran", analysis_id)

@@ -124,23 +124,32 @@ def _int32(raw: Any, field: str) -> int:
 ARRIVAL_SECONDS = "preemptlab.io/arrival-seconds"
 DELETE_AT_SECONDS = "preemptlab.io/delete-at-seconds"
 DEFAULT_GRACE_SECONDS = 30
+# The longest simulated span a timed run covers: 7 days. Arrivals and deletions must fall
+# within it; a run still waiting when its next event lies beyond stops there (cycle-limit).
+TIMELINE_SPAN_SECONDS = 7 * 24 * 3600
+_INT64 = 2**63
 
 
 def _grace_seconds(raw: Any) -> int:
-    """spec.terminationGracePeriodSeconds; 30 when unset, as the API server defaults it."""
+    """spec.terminationGracePeriodSeconds; 30 when unset, as the API server defaults it.
+    An int64 there (the API server refuses anything else); a negative one is taken as 1,
+    as the pod strategy's CheckGracefulDelete does when the pod is deleted."""
     if raw is None:
         return DEFAULT_GRACE_SECONDS
-    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
+    if isinstance(raw, bool) or not isinstance(raw, int):
         raise InvalidInput(
-            "must be a whole number of seconds, 0 or more",
-            field="spec.terminationGracePeriodSeconds",
+            "must be a whole number of seconds", field="spec.terminationGracePeriodSeconds"
         )
-    return raw
+    if not -_INT64 <= raw < _INT64:
+        raise InvalidInput(
+            "must fit in a 64-bit integer (seconds)", field="spec.terminationGracePeriodSeconds"
+        )
+    return 1 if raw < 0 else raw
 
 
 def seconds_annotation_ms(annotations: Any, name: str) -> int | None:
     """A timeline annotation's value in milliseconds (a number of seconds, as a string or
-    a number, 0 or more), or None where it is absent."""
+    a number, from 0 to TIMELINE_SPAN_SECONDS), or None where it is absent."""
     if not isinstance(annotations, Mapping) or name not in annotations:
         return None
     raw = annotations[name]
@@ -148,9 +157,11 @@ def seconds_annotation_ms(annotations: Any, name: str) -> int | None:
         seconds = float(raw) if not isinstance(raw, bool) else -1.0
     except (TypeError, ValueError):
         seconds = -1.0
-    if not 0 <= seconds < 10**9:
+    # Also refuses nan and inf: neither compares within the range.
+    if not 0 <= seconds <= TIMELINE_SPAN_SECONDS:
         raise InvalidInput(
-            f"must be a number of seconds, 0 or more (got {raw!r})",
+            f"must be a number of seconds from 0 to {TIMELINE_SPAN_SECONDS} (7 days, the "
+            f"longest span a timed run covers); got {raw!r}",
             field=f"metadata.annotations[{name}]",
         )
     return round(seconds * 1000)

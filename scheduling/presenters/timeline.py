@@ -4,6 +4,7 @@ node: victims terminating as bars, pods bound as dots, nominations as arrows).""
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
@@ -156,10 +157,11 @@ def waits_sentences(run: WorkloadRun, waits: list[PodWait] | None = None) -> lis
 
 def _step(duration: float) -> float:
     """A tick every 1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 30 min... about 6 to 10 ticks."""
-    for step in (0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200):
+    for step in (0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14400, 43200):
         if duration / step <= 10:
             return step
-    return 14400
+    # Whole days: a timed run covers at most 7 days, and never more than 10 ticks.
+    return 86400 * max(1, math.ceil(duration / 86400 / 10))
 
 
 def timeline_svg(run: WorkloadRun) -> SafeString:
@@ -194,7 +196,8 @@ def timeline_svg(run: WorkloadRun) -> SafeString:
     lane_of = {n: i for i, n in enumerate(lanes)}
     # The picture ends soon after the last bar, bind or nomination: a run that goes on
     # only to retry its pending pods (the 5-minute flush) says so below it instead.
-    events = [t.gone_at for t in run.terminations] + [
+    # A grace period that outlasts the run (it stopped first) is drawn up to its end.
+    events = [min(t.gone_at, run.timeline.duration) for t in run.terminations] + [
         y.at for y in run.cycles if y.at is not None and y.result is not CycleResult.UNSCHEDULABLE
     ]
     duration = max(max(events, default=0.0) * 1.1, 1.0)

@@ -6,14 +6,19 @@ from __future__ import annotations
 import copy
 import json
 import random
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from clusters.demo import demo_objects
 from scheduling.engine import simulate
 from scheduling.engine.errors import InvalidInput
+from scheduling.engine.objects import TIMELINE_SPAN_SECONDS
 from scheduling.engine.simulate import Simulation
+from scheduling.engine.workload import expand_workload
+from tests.clusters.builders import make_deployment
 
 from .builders import as_list, make_node, make_pod, make_priority_class
 
@@ -166,3 +171,124 @@ def test_a_bad_arrival_names_the_annotation(value: str) -> None:
     with pytest.raises(InvalidInput) as e:
         simulate(snapshot, pending, timeline=True)
     assert "preemptlab.io/arrival-seconds" in str(e.value)
+
+
+# Bounds: a timed run ends promptly however far its events lie ----------------------
+
+CENTURIES = 100_000_000_000  # seconds: a grace period of some 3,000 centuries
+
+
+def _demo_deployment(name: str, cls: str, cpu: str, **spec: Any) -> dict[str, Any]:
+    """A one-replica Deployment as the what-if page submits it."""
+    container = {"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}
+    return make_deployment(
+        name, {"priorityClassName": cls, "containers": [container], **spec}, replicas=1
+    )
+
+
+def _demo_bomb(grace: int) -> list[dict[str, Any]]:
+    """On the demo: ``a`` (cat-1, 300m, the given grace period) lands on node-3, the only
+    node with room; ``b`` (cat-2) arrives at 2 s, needs node-3 and preempts ``a``."""
+    a = _demo_deployment("a", "cat-1", "300m", terminationGracePeriodSeconds=grace)
+    b = _demo_deployment("b", "cat-2", "400m", nodeSelector={"kubernetes.io/hostname": "node-3"})
+    b["metadata"]["annotations"] = {"preemptlab.io/arrival-seconds": "2"}
+    return expand_workload([a, b]).pods
+
+
+@pytest.mark.parametrize("grace", [CENTURIES, 2**62, 2**63 - 1])
+def test_a_preemptor_waiting_centuries_for_its_victim_stops_at_the_span(grace: int) -> None:
+    calls: list[int] = []
+    started = time.monotonic()
+    sim = simulate(demo_objects(), _demo_bomb(grace), timeline=True, on_cycle=calls.append)
+    elapsed = time.monotonic() - started
+    d = sim.to_dict()
+    assert elapsed < 1.0
+    a, b = d["pods"]
+    assert a["node"] == "node-3" and b["final"] == "pending" and b["nominated_node"] == "node-3"
+    assert [(t["pod"], t["grace_seconds"]) for t in d["terminations"]] == [(a["pod"], grace)]
+    assert d["terminations"][0]["gone_at"] == pytest.approx(grace + 2.002)
+    # b is retried at every leftover flush until its limit; the clock never passes 7 days.
+    assert d["stop_reason"] == "cycle-limit"
+    assert d["timeline"]["duration"] <= TIMELINE_SPAN_SECONDS
+
+
+def _deleted_later(grace: int) -> list[dict[str, Any]]:
+    return as_list(
+        make_node("n1").capacity(cpu="4", memory="4Gi", pods="10").obj(),
+        make_pod("job")
+        .req(cpu="1")
+        .node("n1")
+        .grace(grace)
+        .annotation("preemptlab.io/delete-at-seconds", "5")
+        .obj(),
+    )
+
+
+def test_a_grace_period_past_the_span_is_not_waited_for_tick_by_tick() -> None:
+    """Nothing is left to schedule while ``job`` terminates for centuries: the run ends
+    at once instead of stepping the leftover flush's 30 s ticks through that time."""
+    calls: list[int] = []
+    started = time.monotonic()
+    d = simulate(
+        _deleted_later(CENTURIES),
+        [make_pod("web").req(cpu="1").obj()],
+        timeline=True,
+        on_cycle=calls.append,
+    ).to_dict()
+    assert time.monotonic() - started < 1.0
+    assert d["pods"][0]["node"] == "n1" and d["stop_reason"] == "queue-empty"
+    assert d["terminations"][0]["gone_at"] == pytest.approx(CENTURIES + 5)
+    assert d["timeline"]["duration"] == pytest.approx(5.0)
+    # The budget's hook saw the clock move to the deletion, not only the one cycle.
+    assert len(calls) > len(d["cycles"]) == 1
+
+
+def test_a_grace_period_within_the_span_still_ends_on_time() -> None:
+    d = simulate(
+        _deleted_later(3 * 24 * 3600), [make_pod("web").req(cpu="1").obj()], timeline=True
+    ).to_dict()
+    assert d["timeline"]["duration"] == pytest.approx(3 * 24 * 3600 + 5)
+
+
+def test_a_negative_grace_period_is_one_second_as_the_api_server_deletes_it() -> None:
+    d = simulate(_deleted_later(-5), [make_pod("web").req(cpu="1").obj()], timeline=True).to_dict()
+    assert d["terminations"][0]["grace_seconds"] == 1
+    assert d["terminations"][0]["gone_at"] == pytest.approx(6.0)
+
+
+def test_a_grace_period_beyond_int64_is_refused_by_name() -> None:
+    with pytest.raises(InvalidInput) as e:
+        simulate(_deleted_later(2**63), [], timeline=True)
+    assert "spec.terminationGracePeriodSeconds" in str(e.value) and "64-bit" in str(e.value)
+
+
+@pytest.mark.parametrize("value", ["999999999", "604800.5", "inf", "1e400"])
+def test_an_arrival_past_the_span_is_refused_naming_object_and_field(value: str) -> None:
+    b = _demo_deployment("b", "cat-2", "400m")
+    b["metadata"]["annotations"] = {"preemptlab.io/arrival-seconds": value}
+    started = time.monotonic()
+    with pytest.raises(InvalidInput) as e:
+        expand_workload([_demo_deployment("a", "cat-1", "300m"), b])
+    assert time.monotonic() - started < 1.0
+    message = str(e.value)
+    assert "Deployment default/b" in message
+    assert "metadata.annotations[preemptlab.io/arrival-seconds]" in message
+    assert "604800" in message
+
+
+def test_a_delete_at_past_the_span_is_refused() -> None:
+    snapshot = as_list(
+        make_node("n1").capacity(cpu="4", memory="4Gi", pods="10").obj(),
+        make_pod("job").node("n1").annotation("preemptlab.io/delete-at-seconds", "1e9").obj(),
+    )
+    with pytest.raises(InvalidInput) as e:
+        simulate(snapshot, [], timeline=True)
+    assert "preemptlab.io/delete-at-seconds" in str(e.value)
+
+
+def test_an_arrival_at_the_end_of_the_span_is_quick() -> None:
+    started = time.monotonic()
+    pending = [make_pod("late").req(cpu="1").arrives(TIMELINE_SPAN_SECONDS).obj()]
+    d = simulate(_deleted_later(30), pending, timeline=True).to_dict()
+    assert time.monotonic() - started < 1.0
+    assert d["pods"][0]["bound_at"] == pytest.approx(TIMELINE_SPAN_SECONDS + 0.002)

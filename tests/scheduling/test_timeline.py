@@ -169,3 +169,51 @@ def test_a_run_stored_before_the_timeline_still_reads(demo_snapshot: Any) -> Non
     run = WorkloadRun.from_json(stored)
     assert run.timeline is None and run.terminations == []
     assert all(c.at is None for c in run.cycles)
+
+
+def _victim_and_preemptor(grace: int, arrival: str = "2") -> list[dict[str, Any]]:
+    """``victim`` (cat-1) lands on node-3; ``urgent`` (cat-3, pinned to node-3) arrives later
+    and preempts it, then waits out its grace period."""
+    victim = deployment(1, terminationGracePeriodSeconds=grace, priorityClassName="cat-1")
+    victim["metadata"]["name"] = "victim"
+    victim["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"] = {"cpu": "300m"}
+    urgent = deployment(1, nodeSelector={"kubernetes.io/hostname": "node-3"})
+    urgent["metadata"] |= {
+        "name": "urgent",
+        "annotations": {"preemptlab.io/arrival-seconds": arrival},
+    }
+    urgent["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"] = {"cpu": "400m"}
+    return [victim, urgent]
+
+
+def test_a_grace_period_of_2_to_the_62_is_answered_and_shown(
+    api: APIClient, owner_client: Any, demo_snapshot: Any
+) -> None:
+    r = api.post(
+        f"/api/snapshots/{demo_snapshot.pk}/analyses/",
+        {"objects": _victim_and_preemptor(2**62), "timeline": True},
+        format="json",
+    )
+    assert r.status_code == 202, r.content
+    a = services.analysis_run(analysis_id=r.json()["id"])
+    assert a.status == "done", a.error
+    assert a.result["stop_reason"] == "cycle-limit"
+    assert [t["grace_seconds"] for t in a.result["terminations"]] == [2**62]
+    assert a.result["timeline"]["duration"] <= 7 * 24 * 3600
+    page = owner_client.get(a.get_absolute_url())
+    assert page.status_code == 200 and 'id="timeline-svg"' in page.content.decode()
+
+
+def test_an_arrival_past_seven_days_is_refused_naming_the_object(
+    api: APIClient, demo_snapshot: Any
+) -> None:
+    r = api.post(
+        f"/api/snapshots/{demo_snapshot.pk}/analyses/",
+        {"objects": _victim_and_preemptor(30, arrival="999999999"), "timeline": True},
+        format="json",
+    )
+    assert r.status_code == 400, r.content
+    text = r.content.decode()
+    assert "Deployment default/urgent" in text and "preemptlab.io/arrival-seconds" in text
+    assert "604800" in text
+    assert not Analysis.objects.exists()

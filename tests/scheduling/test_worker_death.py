@@ -20,7 +20,7 @@ import orjson
 import pytest
 from rest_framework.test import APIClient
 
-from clusters.models import Node
+from clusters.models import Node, Snapshot
 from clusters.selectors import snapshot_objects
 from clusters.services import UploadedFile, snapshot_create
 from scheduling.engine import analyze
@@ -43,7 +43,26 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-def _wait_for(predicate: Any, timeout: float, what: str, interval: float = 0.002) -> Any:
+def generated_snapshot(owner: Any, nodes: int) -> Snapshot:
+    """A ready snapshot of ``nodes`` generated nodes with 30 pods each."""
+    sys.path.insert(0, str(ROOT))
+    from bench.generate_cluster import generate
+
+    snapshot = snapshot_create(
+        owner=owner,
+        name=f"generated-{nodes}",
+        files=[
+            UploadedFile(
+                name="cluster.json", data=orjson.dumps(generate(nodes, nodes * 30, nodes // 5, 3))
+            )
+        ],
+        run_async=False,
+    )
+    assert snapshot.is_ready, snapshot.error
+    return snapshot
+
+
+def wait_for(predicate: Any, timeout: float, what: str, interval: float = 0.002) -> Any:
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
@@ -58,23 +77,12 @@ def _wait_for(predicate: Any, timeout: float, what: str, interval: float = 0.002
 def test_a_killed_pool_process_does_not_lose_the_analysis(
     celery_worker_factory: Any, owner: Any
 ) -> None:
-    sys.path.insert(0, str(ROOT))
-    from bench.generate_cluster import generate, preemptor_pod
+    from bench.generate_cluster import preemptor_pod
 
-    snapshot = snapshot_create(
-        owner=owner,
-        name="big-enough",
-        files=[
-            UploadedFile(
-                name="cluster.json", data=orjson.dumps(generate(NODES, NODES * 30, NODES // 5, 3))
-            )
-        ],
-        run_async=False,
-    )
-    assert snapshot.is_ready, snapshot.error
+    snapshot = generated_snapshot(owner, NODES)
 
     worker = celery_worker_factory(pool="prefork", concurrency=1)
-    pool = _wait_for(lambda: _children(worker.pid), 30, "the worker's pool process")
+    pool = wait_for(lambda: _children(worker.pid), 30, "the worker's pool process")
     assert len(pool) == 1, pool
     child = pool[0]
 
@@ -87,7 +95,7 @@ def test_a_killed_pool_process_does_not_lose_the_analysis(
     assert r.status_code == 202, r.content
     analysis_id = r.json()["id"]
 
-    _wait_for(
+    wait_for(
         lambda: Analysis.objects.filter(pk=analysis_id, status="running").exists(),
         60,
         "the analysis running",
@@ -96,7 +104,7 @@ def test_a_killed_pool_process_does_not_lose_the_analysis(
     # Not finished when its process was killed: this really is a run in flight.
     assert Analysis.objects.get(pk=analysis_id).status == "running"
 
-    analysis = _wait_for(
+    analysis = wait_for(
         lambda: Analysis.objects.filter(pk=analysis_id, status__in=("done", "failed")).first(),
         120,
         "the analysis finished",

@@ -14,7 +14,10 @@ import heapq
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from ..objects import Pod
+from ..objects import TIMELINE_SPAN_SECONDS, Pod
+
+# The clock never goes past this (milliseconds since time zero).
+SPAN_MS = TIMELINE_SPAN_SECONDS * 1000
 
 
 class Happening(enum.IntEnum):
@@ -59,5 +62,10 @@ def seconds(ms: int) -> float:
 
 
 def rfc3339(origin: datetime, ms: int = 0) -> str:
-    t = (origin + timedelta(milliseconds=ms)).astimezone(UTC)
+    """``ms`` after ``origin``; a time past year 9999 (a grace period of centuries, which
+    int64 seconds allow) reads as the last millisecond Python's datetime holds."""
+    try:
+        t = (origin + timedelta(milliseconds=ms)).astimezone(UTC)
+    except OverflowError:
+        t = datetime.max.replace(tzinfo=UTC)
     return t.strftime("%Y-%m-%dT%H:%M:%S") + f".{t.microsecond // 1000:03d}Z"

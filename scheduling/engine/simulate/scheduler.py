@@ -55,7 +55,7 @@ from ..profile.profile_map import (
 )
 from ..runtime import Framework
 from ..schedule import HOST_NOMINATED, HOST_SCORED, Diagnosis, ScheduleResult, schedule_pod
-from .clock import Agenda, Happening, rfc3339, seconds
+from .clock import SPAN_MS, Agenda, Happening, rfc3339, seconds
 from .controllers import CREATED_AFTER, ControllerManager
 from .hints import Event, QueueingHints
 from .nodetree import FilterStart
@@ -314,37 +314,57 @@ class Scheduler:
     def _at(self) -> float | None:
         return seconds(self.queue.now) if self.timed else None
 
+    def checkpoint(self) -> None:
+        """The clock moved on: the caller's budget is checked here too, not only after a
+        cycle (a run may wait through long stretches of time between cycles)."""
+        if self.on_cycle is not None:
+            self.on_cycle(self.cycle)
+
+    def next_flush_tick(self) -> int | None:
+        """The leftover flush's next tick that moves a pod (None: the pool is empty).
+        The ticks before it find nothing to move and change nothing, so the clock goes
+        straight there instead of through every 30 s."""
+        return self.queue.next_leftover_flush(self.next_leftover_tick)
+
     def deliver_due(self) -> None:
         """Everything due by now, in time order: happenings, then leftover-flush ticks."""
         while True:
             due = self.agenda.next_at()
-            tick = self.next_leftover_tick
-            if due is not None and due <= self.queue.now and due <= tick:
+            tick = self.next_flush_tick()
+            if due is not None and due <= self.queue.now and (tick is None or due <= tick):
                 d = self.agenda.pop_due(self.queue.now)
                 assert d is not None
                 self.happen(d.kind, d.pod, d.at)
-            elif tick <= self.queue.now:
+            elif tick is not None and tick <= self.queue.now:
                 self.leftover_flush(tick)
             else:
                 return
+            self.checkpoint()
 
     def wait(self) -> bool:
         """Nothing can be popped: move the clock to the next happening or to the
         leftover flush's next tick that moves a pod. False: the run is over."""
         due = self.agenda.next_at()
-        tick = self.queue.next_leftover_flush(self.next_leftover_tick)
+        tick = self.next_flush_tick()
         if due is None and tick is None:
             self.sim.stop_reason = StopReason.QUEUE_EMPTY
             return False
-        if due is not None and (tick is None or due <= tick):
-            self.queue.jump_to(due)
-            return True
-        assert tick is not None
-        if due is None and not self.progress_since_flush:
+        flush = due is None or (tick is not None and tick < due)
+        if flush and due is None and not self.progress_since_flush:
             self.sim.stop_reason = StopReason.NO_PROGRESS_AFTER_FLUSH
             return False
-        self.queue.jump_to(tick)
-        self.leftover_flush(tick)
+        at = tick if flush else due
+        assert at is not None
+        if at > SPAN_MS:
+            # Past the span a timed run covers: pods still waiting stop at the run's limit;
+            # otherwise only grace periods were left to run out.
+            waiting = self.queue.unschedulable or self.not_arrived
+            self.sim.stop_reason = StopReason.CYCLE_LIMIT if waiting else StopReason.QUEUE_EMPTY
+            return False
+        self.queue.jump_to(at)
+        if flush:
+            self.leftover_flush(at)
+        self.checkpoint()
         return True
 
     def leftover_flush(self, tick: int) -> None:
