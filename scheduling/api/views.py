@@ -49,6 +49,8 @@ FieldErrors = inline_serializer(
         "priority_classes": serializers.ListField(child=serializers.CharField(), required=False),
         "limit": serializers.ListField(child=serializers.CharField(), required=False),
         "size": serializers.ListField(child=serializers.CharField(), required=False),
+        "scheduler_config": serializers.ListField(child=serializers.CharField(), required=False),
+        "scheduler_preset": serializers.ListField(child=serializers.CharField(), required=False),
         "non_field_errors": serializers.ListField(child=serializers.CharField(), required=False),
     },
 )
@@ -123,6 +125,7 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
                     field=field,
                     priority_classes=classes,
                     classes_field=classes_field,
+                    scheduler=data["scheduler"],
                 )
             elif "objects" in data:
                 analysis = services.analysis_create_workload(
@@ -134,6 +137,7 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
                     field=field,
                     priority_classes=classes,
                     classes_field=classes_field,
+                    scheduler=data["scheduler"],
                 )
             else:
                 analysis = services.analysis_create(
@@ -143,6 +147,7 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
                     preemption_args=data["preemption_args"],
                     priority_classes=classes,
                     field=classes_field,
+                    scheduler=data["scheduler"],
                 )
         except submission.SnapshotNotReady as e:
             return Response({"snapshot": [e.message]}, status=status.HTTP_409_CONFLICT)
