@@ -31,6 +31,15 @@ from .explanation import (
 )
 from .objects import PDB, Node, Pod, PriorityClass, ResourceQuota
 from .preemption.candidate import Criterion
+from .profile import (
+    OPENSHIFT_PROFILES,
+    Preset,
+    Profile,
+    SchedulerConfiguration,
+    load_scheduler_config,
+    preset_config,
+    presets,
+)
 from .result import Result
 from .schedule import HostSelection
 from .simulate import Simulation, simulate
@@ -41,6 +50,7 @@ ENGINE_VERSION = "1.1 (kube-scheduler v1.35)"
 
 __all__ = [
     "ENGINE_VERSION",
+    "OPENSHIFT_PROFILES",
     "PDB",
     "SCHEMA_VERSION",
     "CandidateRecord",
@@ -64,9 +74,12 @@ __all__ = [
     "PDBState",
     "Pod",
     "PreemptionSampling",
+    "Preset",
     "PriorityClass",
+    "Profile",
     "ResourceQuota",
     "Result",
+    "SchedulerConfiguration",
     "Scores",
     "Simulation",
     "StatusRecord",
@@ -74,6 +87,9 @@ __all__ = [
     "analyze",
     "cannot_help",
     "load_cluster",
+    "load_scheduler_config",
+    "preset_config",
+    "presets",
     "read_documents",
     "requested_after",
     "simulate",
