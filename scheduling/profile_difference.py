@@ -5,17 +5,14 @@ two agree."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from scheduling.engine import Explanation
 from scheduling.engine.explanation import Outcome
 from scheduling.engine.plan.rules.profiles import (
-    DEFAULT_SCHEDULER_NAME,
+    configured,
     preemption_enabled,
-    profile_name,
-    scheduler_profiles,
     scoring_strategy,
 )
+from scheduling.engine.profile import DEFAULT_SCHEDULER_NAME, Profile
 from scheduling.engine.words import plural
 from scheduling.scheduler_config import SchedulerChoice
 from scheduling.workloads import WorkloadRun
@@ -27,14 +24,7 @@ _STRATEGY_LEAD = {
 }
 
 
-def _profile(choice: SchedulerChoice, scheduler_name: str) -> dict[str, Any] | None:
-    for profile in scheduler_profiles(choice.effective):
-        if profile_name(profile) == scheduler_name:
-            return profile
-    return None
-
-
-def _lead(choice: SchedulerChoice, profile: dict[str, Any] | None) -> str:
+def _lead(choice: SchedulerChoice, profile: Profile | None) -> str:
     if profile is not None:
         lead = _STRATEGY_LEAD.get(scoring_strategy(profile))
         if lead:
@@ -64,7 +54,7 @@ def pod_difference(
     )
     if same:
         return ""
-    profile = _profile(choice, scheduler_name)
+    profile = configured(choice.effective).profile(scheduler_name)
     pod = _short(answer.pod)
     if profile is None:
         return (
@@ -110,7 +100,7 @@ def workload_difference(choice: SchedulerChoice, run: WorkloadRun, default: Work
     victims, victims_default = len(run.victims), len(default.victims)
     if placed == placed_default and victims == victims_default:
         return ""
-    profiles = scheduler_profiles(choice.effective)
+    profiles = configured(choice.effective).profiles
     lead = _lead(choice, profiles[0] if len(profiles) == 1 else None)
     if (
         len(placed) < len(placed_default)

@@ -9,89 +9,36 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
 from django.db import models
 
+from scheduling.engine import InvalidInput, Preset, load_scheduler_config
+from scheduling.engine import presets as engine_presets
+from scheduling.engine.profile import (
+    DEFAULT_SCHEDULER_NAME,
+    SOURCE_ANALYSIS,
+    SOURCE_DEFAULT,
+    SOURCE_SNAPSHOT,
+)
 from scheduling.submission import PodRejected, manifest_objects
 
 if TYPE_CHECKING:
     from clusters.models import Snapshot
 
-API_VERSION = "kubescheduler.config.k8s.io/v1"
-KIND = "KubeSchedulerConfiguration"
-DEFAULT_SCHEDULER_NAME = "default-scheduler"
 DEFAULT_PRESET = "default"
 
 
 class SchedulerSource(models.TextChoices):
-    DEFAULT = "default", "kube-scheduler's default profile"
-    SNAPSHOT = "snapshot", "the snapshot's configuration"
-    ANALYSIS = "analysis", "the what-if's own configuration"
+    DEFAULT = SOURCE_DEFAULT, "kube-scheduler's default profile"
+    SNAPSHOT = SOURCE_SNAPSHOT, "the snapshot's configuration"
+    ANALYSIS = SOURCE_ANALYSIS, "the what-if's own configuration"
 
 
-@dataclass(frozen=True)
-class Preset:
-    name: str
-    title: str
-    # Where the configuration comes from (the product or page that defines it).
-    origin: str
-    config: dict[str, Any]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "title": self.title,
-            "origin": self.origin,
-            "config": self.config,
-        }
-
-
-_PRESET_DIR = Path(__file__).resolve().parent / "scheduler_presets"
-_PRESET_WORDS: dict[str, tuple[str, str]] = {
-    "default": ("Default profile", "kube-scheduler v1.35 with no configuration file"),
-    "openshift-low-node-utilization": (
-        "OpenShift LowNodeUtilization",
-        "OpenShift schedulers.config.openshift.io/cluster spec.profile LowNodeUtilization "
-        "(the default there)",
-    ),
-    "openshift-high-node-utilization": (
-        "OpenShift HighNodeUtilization",
-        "OpenShift schedulers.config.openshift.io/cluster spec.profile HighNodeUtilization",
-    ),
-    "openshift-no-scoring": (
-        "OpenShift NoScoring",
-        "OpenShift schedulers.config.openshift.io/cluster spec.profile NoScoring",
-    ),
-    "most-allocated": (
-        "MostAllocated bin packing",
-        "kubernetes.io, Resource Bin Packing: NodeResourcesFit scoringStrategy MostAllocated",
-    ),
-    "gardener-bin-packing": (
-        "Gardener bin-packing",
-        "Gardener Shoot spec.kubernetes.kubeScheduler.profile bin-packing",
-    ),
-}
-
-# OpenShift's Scheduler spec.profile -> the preset that configures kube-scheduler alike.
-OPENSHIFT_PROFILES: dict[str, str] = {
-    "LowNodeUtilization": "openshift-low-node-utilization",
-    "HighNodeUtilization": "openshift-high-node-utilization",
-    "NoScoring": "openshift-no-scoring",
-}
-
-
-@cache
 def presets() -> dict[str, Preset]:
     """Every preset by name, in the order they are offered (the default first)."""
-    out: dict[str, Preset] = {}
-    for name, (title, origin) in _PRESET_WORDS.items():
-        config = yaml.safe_load((_PRESET_DIR / f"{name}.yaml").read_text())
-        out[name] = Preset(name, title, origin, config)
-    return out
+    return {p.name: p for p in engine_presets()}
 
 
 def preset_get(name: Any, *, field: str = "scheduler_preset") -> Preset:
@@ -102,6 +49,16 @@ def preset_get(name: Any, *, field: str = "scheduler_preset") -> Preset:
             field=field,
         )
     return found
+
+
+def preset_body(preset: Preset) -> dict[str, Any]:
+    """A preset as the API lists it: name, title, where it comes from, configuration."""
+    return {
+        "name": preset.name,
+        "title": preset.title,
+        "origin": preset.source,
+        "config": preset.config,
+    }
 
 
 @dataclass(frozen=True)
@@ -174,24 +131,12 @@ def config_read(value: Any, *, field: str = "scheduler_config") -> dict[str, Any
 
 
 def config_check(config: dict[str, Any], *, field: str = "scheduler_config") -> None:
-    """kube-scheduler's decoding and validation of the file; PodRejected with its words."""
-    if config.get("apiVersion") != API_VERSION or config.get("kind") != KIND:
-        raise PodRejected(
-            f"no kind {config.get('kind')!r} is registered for version "
-            f"{config.get('apiVersion')!r}: give apiVersion {API_VERSION} and kind {KIND}.",
-            field=field,
-        )
-    problem = validation_problem(config)
-    if problem is not None:
-        raise PodRejected(problem, field=field)
-
-
-def validation_problem(config: dict[str, Any]) -> str | None:
-    """The first of kube-scheduler's validation errors ("path: words"), or None."""
-    # Imported here: the engine's own validation when it has one.
-    from scheduling.profile_validation import first_problem
-
-    return first_problem(config)
+    """kube-scheduler's decoding, defaulting and validation (the engine's); PodRejected
+    with its words and the field path inside the configuration."""
+    try:
+        load_scheduler_config(config)
+    except InvalidInput as e:
+        raise PodRejected(str(e), field=field) from None
 
 
 def choice_given(

@@ -50,6 +50,7 @@ from scheduling.engine.capacity import (
     capacity,
     capacity_by_class,
 )
+from scheduling.engine.profile import DEFAULT_SCHEDULER_NAME
 from scheduling.engine.simulate import default_cycle_limit
 from scheduling.engine.workload import (
     Workload,
@@ -59,12 +60,7 @@ from scheduling.models import Analysis, ShareLink, capacity_to_json
 from scheduling.presenters.capacity import capacity_sentence, room_sentence
 from scheduling.presenters.workload import workload_sentence
 from scheduling.profile_difference import difference_sentence
-from scheduling.scheduler_config import (
-    DEFAULT_SCHEDULER_NAME,
-    SchedulerChoice,
-    SchedulerSource,
-    choice_for,
-)
+from scheduling.scheduler_config import SchedulerChoice, SchedulerSource, choice_for
 from scheduling.submission import (
     PodRejected,
     SnapshotNotReady,

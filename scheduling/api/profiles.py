@@ -64,7 +64,9 @@ class SchedulerPresets(APIView):
         "name, title, where it comes from and its KubeSchedulerConfiguration.",
     )
     def get(self, request: Request) -> Response:
-        return Response([p.to_dict() for p in scheduler_config.presets().values()])
+        return Response(
+            [scheduler_config.preset_body(p) for p in scheduler_config.presets().values()]
+        )
 
 
 class SnapshotSchedulerConfig(APIView):

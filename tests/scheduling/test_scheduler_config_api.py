@@ -63,7 +63,7 @@ def _post(api: Any, snapshot: Any, **body: Any) -> Any:
             },
             "kubescheduler.config.k8s.io/v1beta3",
         ),
-        ({"scheduler_config": {"apiVersion": "v1", "kind": "Pod"}}, "no kind 'Pod'"),
+        ({"scheduler_config": {"apiVersion": "v1", "kind": "Pod"}}, 'no kind "Pod"'),
         (
             {
                 "scheduler_config": {
@@ -71,7 +71,8 @@ def _post(api: Any, snapshot: Any, **body: Any) -> Any:
                     "profiles": [{"schedulerName": "a"}, {"schedulerName": "a"}],
                 }
             },
-            'profiles[1].schedulerName: Duplicate value: "a"',
+            # kube-scheduler names the first profile's field as the duplicated value.
+            'profiles[1].schedulerName: Duplicate value: "profiles[0].schedulerName"',
         ),
     ],
 )
@@ -175,6 +176,7 @@ def test_put_refuses_a_bad_configuration_and_keeps_the_old_one(
     r = api.put(url, {"scheduler_config": BOGUS}, format="json")
     assert r.status_code == 400
     assert r.json()["scheduler_config"][0].startswith(
+        "KubeSchedulerConfiguration: "
         "profiles[0].pluginConfig[0].args.scoringStrategy.type: Unsupported value"
     )
     assert api.get(url).json()["preset"] == "openshift-no-scoring"

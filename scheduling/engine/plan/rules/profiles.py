@@ -1,10 +1,6 @@
-"""Rules about the cluster's scheduler profiles (its KubeSchedulerConfiguration), and the
-reading of a profile those rules and the pages share: which profiles exist, whether
-DefaultPreemption runs in one, and NodeResourcesFit's scoring strategy.
-
-A configuration here is the parsed KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1)
-as given; None is kube-scheduler's default: one profile, default-scheduler.
-"""
+"""Rules about the cluster's scheduler profiles (its KubeSchedulerConfiguration, as the
+engine's profile package loads it), and the reading of a profile those rules and the
+pages share: whether DefaultPreemption runs in one, and NodeResourcesFit's strategy."""
 
 from __future__ import annotations
 
@@ -12,56 +8,33 @@ from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any
 
+from ...plugins import names
+from ...profile import Profile, SchedulerConfiguration, load_scheduler_config
+from ...profile.defaults import LEAST_ALLOCATED
+from ...profile.extension_points import build
+from ...profile.types import API_VERSION, KIND
 from ...words import NAMES_IN_A_SENTENCE, join_names, plural
 from ..context import AuditContext
 from ..finding import Draft
 from ..fixes import snippet
 
-DEFAULT_SCHEDULER_NAME = "default-scheduler"
-DEFAULT_PREEMPTION = "DefaultPreemption"
-NODE_RESOURCES_FIT = "NodeResourcesFit"
-DEFAULT_SCORING_STRATEGY = "LeastAllocated"
+DEFAULT_PREEMPTION = names.DEFAULT_PREEMPTION
 
 
-def scheduler_profiles(config: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """The profiles, defaulted as kube-scheduler's v1 defaulting does when there are none."""
-    profiles = (config or {}).get("profiles") or []
-    if not profiles:
-        return [{"schedulerName": DEFAULT_SCHEDULER_NAME}]
-    return [p for p in profiles if isinstance(p, dict)]
+def configured(raw: dict[str, Any] | None) -> SchedulerConfiguration:
+    """The configuration kube-scheduler runs with ``raw`` (None: its defaults)."""
+    return load_scheduler_config(raw or {"apiVersion": API_VERSION, "kind": KIND})
 
 
-def profile_name(profile: dict[str, Any]) -> str:
-    return str(profile.get("schedulerName") or DEFAULT_SCHEDULER_NAME)
+def preemption_enabled(profile: Profile) -> bool:
+    """Whether DefaultPreemption runs at PostFilter in the profile's framework."""
+    return build(profile.plugins).runs("postFilter", DEFAULT_PREEMPTION)
 
 
-def _names(entries: Any) -> set[str]:
-    return {str(e.get("name")) for e in entries or [] if isinstance(e, dict)}
-
-
-def preemption_enabled(profile: dict[str, Any]) -> bool:
-    """Whether DefaultPreemption runs at PostFilter: the default set has it; disabling it
-    (by name or "*") at postFilter or multiPoint removes it unless enabled again."""
-    plugins = profile.get("plugins") or {}
-    enabled = False
-    disabled = False
-    for point in ("multiPoint", "postFilter"):
-        sets = plugins.get(point) or {}
-        off = _names(sets.get("disabled"))
-        if DEFAULT_PREEMPTION in off or "*" in off:
-            disabled = True
-        if DEFAULT_PREEMPTION in _names(sets.get("enabled")):
-            enabled = True
-    return enabled or not disabled
-
-
-def scoring_strategy(profile: dict[str, Any]) -> str:
-    """NodeResourcesFit's scoringStrategy.type in the profile (LeastAllocated by default)."""
-    for entry in profile.get("pluginConfig") or []:
-        if isinstance(entry, dict) and entry.get("name") == NODE_RESOURCES_FIT:
-            strategy = (entry.get("args") or {}).get("scoringStrategy") or {}
-            return str(strategy.get("type") or DEFAULT_SCORING_STRATEGY)
-    return DEFAULT_SCORING_STRATEGY
+def scoring_strategy(profile: Profile) -> str:
+    """NodeResourcesFit's scoringStrategy.type in the profile (defaulted)."""
+    fit = profile.args.get(names.NODE_RESOURCES_FIT) or {}
+    return str((fit.get("scoringStrategy") or {}).get("type") or LEAST_ALLOCATED)
 
 
 def profile_ref(name: str) -> str:
@@ -73,10 +46,10 @@ def preemption_disabled(ctx: AuditContext) -> Iterator[Draft]:
     if not ranked:
         return
     names = [c.name for c in ranked]
-    for profile in scheduler_profiles(ctx.scheduler_config):
+    for profile in configured(ctx.scheduler_config).profiles:
         if preemption_enabled(profile):
             continue
-        name = profile_name(profile)
+        name = profile.scheduler_name
         yield Draft(
             f"Profile {name} runs without DefaultPreemption while {plural(len(ranked), 'PriorityClass')} "
             f"({join_names(names, limit=NAMES_IN_A_SENTENCE)}) rank pods above 0: a pod that does not fit "
@@ -91,7 +64,7 @@ def preemption_disabled(ctx: AuditContext) -> Iterator[Draft]:
 
 
 def pods_without_profile(ctx: AuditContext) -> Iterator[Draft]:
-    known = {profile_name(p) for p in scheduler_profiles(ctx.scheduler_config)}
+    known = set(configured(ctx.scheduler_config).scheduler_names)
     # schedulerName -> app -> its pending pods naming it
     waiting: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     index = ctx.index
@@ -102,9 +75,10 @@ def pods_without_profile(ctx: AuditContext) -> Iterator[Draft]:
     for name in sorted(waiting):
         apps = waiting[name]
         refs = sorted(apps)
+        count = sum(apps.values())
         yield Draft(
-            f"{plural(sum(apps.values()), 'pending pod')} of {join_names(refs, limit=NAMES_IN_A_SENTENCE)} "
-            f"name schedulerName {name}, which no profile has ({join_names(sorted(known))}): they stay "
+            f"{plural(count, 'pending pod')} of {join_names(refs, limit=NAMES_IN_A_SENTENCE)} "
+            f"{'names' if count == 1 else 'name'} schedulerName {name}, which no profile has ({join_names(sorted(known))}): they stay "
             "pending unless another scheduler of that name runs",
             (profile_ref(name), *refs),
             snippet(
