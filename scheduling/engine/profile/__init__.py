@@ -11,6 +11,13 @@ from .extension_points import ExtensionPoints
 from .load import load_scheduler_config
 from .plugin_args import engine_config
 from .presets import OPENSHIFT_PROFILES, Preset, preset_config, presets
+from .profile_map import (
+    DEFAULT_PROFILE_REF,
+    ProfileMap,
+    SchedulerConfigInput,
+    SchedulerProfileRef,
+    profile_map,
+)
 from .types import (
     DEFAULT_SCHEDULER_NAME,
     SOURCE_ANALYSIS,
@@ -21,6 +28,7 @@ from .types import (
 )
 
 __all__ = [
+    "DEFAULT_PROFILE_REF",
     "DEFAULT_SCHEDULER_NAME",
     "OPENSHIFT_PROFILES",
     "SOURCE_ANALYSIS",
@@ -29,9 +37,13 @@ __all__ = [
     "ExtensionPoints",
     "Preset",
     "Profile",
+    "ProfileMap",
+    "SchedulerConfigInput",
     "SchedulerConfiguration",
+    "SchedulerProfileRef",
     "engine_config",
     "load_scheduler_config",
     "preset_config",
     "presets",
+    "profile_map",
 ]
