@@ -24,12 +24,15 @@ _STRATEGY_LEAD = {
 }
 
 
+PREEMPTION_DISABLED = "preemption is disabled in this profile"
+
+
 def _lead(choice: SchedulerChoice, profile: Profile | None) -> str:
     if profile is not None:
         lead = _STRATEGY_LEAD.get(scoring_strategy(profile))
         if lead:
             return lead
-    return f"Under {choice.name}"
+    return f"Under {choice.title}"
 
 
 def _short(pod: str) -> str:
@@ -67,7 +70,7 @@ def pod_difference(
         and default.outcome == Outcome.PREEMPTS
     ):
         return (
-            "preemption is disabled in this profile: the pod stays pending, "
+            f"{PREEMPTION_DISABLED}: the pod stays pending, "
             f"the default profile would {_evicts(len(default.victims))}"
         )
     lead = _lead(choice, profile)
@@ -107,7 +110,10 @@ def workload_difference(choice: SchedulerChoice, run: WorkloadRun, default: Work
         and victims < victims_default
         and not any(preemption_enabled(p) for p in profiles)
     ):
-        lead = "preemption is disabled in this profile"
+        lead = PREEMPTION_DISABLED
+        if not placed:
+            stays = "the pod stays" if len(run.pods) == 1 else f"the {len(run.pods):,} pods stay"
+            return f"{lead}: {stays} pending, the default profile would {_evicts(victims_default)}"
     if len(placed) == len(placed_default) and victims == victims_default:
         moved = [p for p in sorted(placed) if placed[p] != placed_default.get(p)]
         first = moved[0]

@@ -90,17 +90,28 @@ class SchedulerChoice:
 
     @property
     def name(self) -> str:
+        """The profiles' schedulerNames, as the engine's scheduler_profile names them."""
+        effective = self.effective or {}
+        names = [
+            str(p.get("schedulerName") or "")
+            for p in effective.get("profiles") or []
+            if isinstance(p, dict)
+        ]
+        return ", ".join(n for n in names if n) or DEFAULT_SCHEDULER_NAME
+
+    @property
+    def title(self) -> str:
         """The profile's words for pages and reports."""
-        if self.preset:
-            return presets()[self.preset].title if self.preset in presets() else self.preset
+        if self.preset in presets():
+            return presets()[self.preset].title
         if self.config is not None:
-            names = [p.get("schedulerName", "") for p in self.config.get("profiles") or []]
-            return ", ".join(n for n in names if n) or DEFAULT_SCHEDULER_NAME
-        return "default-scheduler (default profile)"
+            return f"KubeSchedulerConfiguration ({self.name})"
+        return "kube-scheduler's default profile"
 
     def profile(self) -> dict[str, Any]:
         """The result's ``scheduler_profile``."""
-        return {"name": self.name, "source": str(self.source), "preset": self.preset or None}
+        preset = self.preset or (DEFAULT_PRESET if self.source == SchedulerSource.DEFAULT else None)
+        return {"name": self.name, "source": str(self.source), "preset": preset}
 
     def with_source(self, source: str) -> SchedulerChoice:
         return SchedulerChoice(self.config, source, self.preset)
