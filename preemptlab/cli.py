@@ -45,6 +45,8 @@ WHATIF_OPTIONS = (
     ("--preemption-offset", True, "answer as the real dry run from this offset"),
     ("--priority-class", "append", "a class for this what-if only, NAME=VALUE (repeatable)"),
     ("--capacity", True, "how many replicas of the Pod fit, trying up to N"),
+    ("--scheduler-config", True, "the what-if's own KubeSchedulerConfiguration file"),
+    ("--scheduler-preset", True, "a preset scheduler configuration by name"),
 )
 
 
@@ -238,10 +240,20 @@ def _command(name: str, *argv: str) -> int:
     return 0
 
 
+def _live_scheduler(args: argparse.Namespace) -> list[str]:
+    """On a live read with no configuration given: the preset OpenShift's Scheduler
+    profile names, as the cluster's own (nothing where the API has no such resource)."""
+    if args.snapshot or args.scheduler_config or args.scheduler_preset:
+        return []
+    preset = Kubectl.from_args(args).read_openshift_profile()
+    return ["--snapshot-scheduler-preset", preset] if preset else []
+
+
 def whatif(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="preemptlab-") as tmp:
         work = Path(tmp)
         snapshots = _snapshot_files(args, work)
+        cluster_scheduler = _live_scheduler(args)
         manifests = [
             m if m != "-" else _stdin_to(work / f"stdin-manifest-{i}")
             for i, m in enumerate(args.filename)
@@ -252,7 +264,7 @@ def whatif(args: argparse.Namespace) -> int:
             joined = work / "manifests.yaml"
             joined.write_bytes(b"\n---\n".join(Path(m).read_bytes() for m in manifests))
             manifest = str(joined)
-        return _command("whatif", *snapshots, manifest, *_passed_on(args))
+        return _command("whatif", *snapshots, manifest, *_passed_on(args), *cluster_scheduler)
 
 
 def plan(args: argparse.Namespace) -> int:

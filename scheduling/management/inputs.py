@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from clusters.models import Snapshot
 from clusters.selectors import snapshot_find, snapshot_objects
 from scheduling.engine import Cluster, load_cluster, read_documents
 from scheduling.reports import gates
@@ -25,20 +26,28 @@ def add_stored_snapshot_arguments(parser: CommandParser) -> None:
     )
 
 
-def read_input(path: str) -> list[dict[str, Any]]:
+def read_bytes(path: str) -> bytes:
     try:
-        data = Path(path).read_bytes()
+        return Path(path).read_bytes()
     except OSError as e:
         raise CommandError(f"{path}: {e.strerror}", returncode=gates.BAD_INPUT) from None
-    return read_documents(data, Path(path).name)
+
+
+def read_input(path: str) -> list[dict[str, Any]]:
+    return read_documents(read_bytes(path), Path(path).name)
+
+
+def stored_snapshot(options: dict[str, Any]) -> Snapshot:
+    """The snapshot --snapshot (and --owner) name."""
+    try:
+        return snapshot_find(ref=options["snapshot"], owner=options["owner"])
+    except LookupError as e:
+        raise CommandError(plain(e), returncode=gates.BAD_INPUT) from None
 
 
 def stored_snapshot_cluster(options: dict[str, Any]) -> tuple[Cluster, str]:
     """The cluster of --snapshot (and --owner), and its name as Markdown."""
-    try:
-        snapshot = snapshot_find(ref=options["snapshot"], owner=options["owner"])
-    except LookupError as e:
-        raise CommandError(plain(e), returncode=gates.BAD_INPUT) from None
+    snapshot = stored_snapshot(options)
     objects = snapshot_objects(snapshot=snapshot)
     return (
         load_cluster(objects, source=snapshot.name),

@@ -9,6 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from scheduling import scheduler_config
 from scheduling.engine import (
     Cluster,
     EngineConfig,
@@ -22,17 +23,25 @@ from scheduling.engine.hypothetical import (
     split_priority_classes,
     with_priority_classes,
 )
+from scheduling.engine.profile import DEFAULT_SCHEDULER_NAME
 from scheduling.engine.workload import TooManyReplicas, admit, expand_workload, workload_objects
 from scheduling.management.inputs import (
     add_stored_snapshot_arguments,
     files_cluster,
+    read_bytes,
     read_input,
+    stored_snapshot,
     stored_snapshot_cluster,
 )
+from scheduling.profile_difference import difference_sentence
 from scheduling.reports import gates
 from scheduling.reports.escaping import plain
 from scheduling.reports.markdown import render_markdown, render_workload_markdown
+from scheduling.reports.profile import profile_lines
 from scheduling.reports.text import render_capacity_text, render_text, render_workload_text
+from scheduling.scheduler_config import SchedulerChoice, SchedulerSource
+from scheduling.services import engine_profile
+from scheduling.submission import PodRejected
 from scheduling.workloads import WorkloadRun
 
 
@@ -108,6 +117,25 @@ class Command(BaseCommand):
             "--recreate-victims and --timeline do not apply)",
         )
         parser.add_argument(
+            "--scheduler-config",
+            metavar="FILE",
+            help="the what-if's own KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1, "
+            "YAML or JSON: kube-scheduler's --config file); without it the stored snapshot's "
+            "(--snapshot) applies, else kube-scheduler's default profile",
+        )
+        parser.add_argument(
+            "--scheduler-preset",
+            metavar="NAME",
+            help="a preset configuration instead: " + ", ".join(scheduler_config.presets()),
+        )
+        parser.add_argument(
+            "--snapshot-scheduler-preset",
+            metavar="NAME",
+            help="the cluster's own configuration as a preset (the installed CLI passes the "
+            "one OpenShift's Scheduler profile names on a live read); the two options above "
+            "go before it",
+        )
+        parser.add_argument(
             "--fail-on-preempt", action="store_true", help="fail when the pod would preempt any pod"
         )
         parser.add_argument(
@@ -171,6 +199,7 @@ class Command(BaseCommand):
         options: dict[str, Any],
         chosen: list[gates.Gate],
         snapshot_name: str,
+        scheduler: SchedulerChoice,
     ) -> None:
         """A Deployment, ReplicaSet, StatefulSet, Job, List or several documents: the
         workload contract (json), the short report (text) or a PR comment (markdown);
@@ -185,16 +214,25 @@ class Command(BaseCommand):
                 returncode=gates.BAD_INPUT,
             ) from None
         admit(workload, cluster.resolver)
-        sim = simulate(
-            cluster,
-            workload.pods,
-            recreate_victims=options["recreate_victims"],
-            timeline=options["timeline"],
+
+        def run_under(config: dict[str, Any] | None) -> tuple[Any, WorkloadRun]:
+            sim = simulate(
+                cluster,
+                workload.pods,
+                recreate_victims=options["recreate_victims"],
+                timeline=options["timeline"],
+                **engine_profile(config),
+            )
+            return sim, WorkloadRun.from_simulation(sim, workload)
+
+        sim, run = run_under(scheduler.effective)
+        difference = (
+            "" if scheduler.is_default else difference_sentence(scheduler, run, run_under(None)[1])
         )
-        run = WorkloadRun.from_simulation(sim, workload)
+        self._profile(options, scheduler, difference)
         failed = gates.failures_of_run(chosen, run)
         if options["format"] == "json":
-            self.stdout.write(json.dumps(sim.to_dict(), indent=2))
+            self.stdout.write(json.dumps(self._contract(sim.to_dict(), scheduler), indent=2))
         elif options["format"] == "markdown":
             self.stdout.write(
                 render_workload_markdown(run, snapshot=snapshot_name, gate_failures=failed),
@@ -211,6 +249,7 @@ class Command(BaseCommand):
         objects: list[Any],
         options: dict[str, Any],
         chosen: list[gates.Gate],
+        scheduler: SchedulerChoice,
     ) -> None:
         """How many replicas of one Pod fit: the answer's JSON, or the page's sentence and
         the replicas as text."""
@@ -228,10 +267,13 @@ class Command(BaseCommand):
         ]
         if unused:
             raise InvalidInput(f"--capacity does not take {unused[0]}")
-        answer = capacity(cluster, objects[0], limit=options["capacity"])
+        answer = capacity(
+            cluster, objects[0], limit=options["capacity"], **engine_profile(scheduler.effective)
+        )
         if options["format"] == "json":
-            self.stdout.write(json.dumps(answer.to_dict(), indent=2))
+            self.stdout.write(json.dumps(self._contract(answer.to_dict(), scheduler), indent=2))
         else:
+            self._profile(options, scheduler, "")
             self.stdout.write(render_capacity_text(answer), ending="")
 
     def _config(self, options: dict[str, Any]) -> EngineConfig:
@@ -256,6 +298,47 @@ class Command(BaseCommand):
                 returncode=gates.BAD_INPUT,
             )
         return config
+
+    def _scheduler(self, options: dict[str, Any]) -> SchedulerChoice:
+        """In order: --scheduler-config or --scheduler-preset, the cluster's own
+        (--snapshot-scheduler-preset, or the stored snapshot's), the default profile."""
+        try:
+            text = None
+            if options["scheduler_config"]:
+                text = read_bytes(options["scheduler_config"])
+            given = scheduler_config.choice_given(config=text, preset=options["scheduler_preset"])
+            if given is not None:
+                return given
+            if options["snapshot_scheduler_preset"]:
+                preset = scheduler_config.preset_get(options["snapshot_scheduler_preset"])
+                return SchedulerChoice(None, SchedulerSource.SNAPSHOT, preset.name)
+        except PodRejected as e:
+            flag = {
+                "scheduler_preset": "--scheduler-preset",
+                "scheduler_config": "--scheduler-config",
+            }.get(e.field, "--scheduler-config")
+            raise CommandError(plain(f"{flag}: {e.message}"), returncode=gates.BAD_INPUT) from None
+        if options["snapshot"]:
+            return scheduler_config.snapshot_choice(stored_snapshot(options))
+        return scheduler_config.DEFAULT_CHOICE
+
+    def _profile(
+        self, options: dict[str, Any], scheduler: SchedulerChoice, difference: str
+    ) -> None:
+        """The profile's lines before a text or Markdown report (none for the default)."""
+        if options["format"] == "json":
+            return
+        lines = profile_lines(scheduler, difference, markdown=options["format"] == "markdown")
+        if lines:
+            self.stdout.write("\n".join(lines) + "\n\n", ending="")
+
+    @staticmethod
+    def _contract(body: dict[str, Any], scheduler: SchedulerChoice) -> dict[str, Any]:
+        """The contract with the profile as this command chose it (the engine cannot know
+        a configuration came from the snapshot or a preset)."""
+        if not scheduler.is_default or "scheduler_profile" in body:
+            body["scheduler_profile"] = scheduler.profile()
+        return body
 
     def _check_protected(self, options: dict[str, Any], cluster: Cluster) -> None:
         """A --protect class the snapshot lacks is a typo: a gate that could never fail."""
@@ -295,6 +378,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         chosen = self._gates(options)
         given_classes = self._classes(options)
+        scheduler = self._scheduler(options)
         try:
             cluster, snapshot_name, pod_path = self._cluster(options)
             classes, objects = split_priority_classes(workload_objects(read_input(pod_path)))
@@ -303,7 +387,7 @@ class Command(BaseCommand):
             cluster = with_priority_classes(cluster, classes + given_classes)
             self._check_protected(options, cluster)
             if options["capacity"] is not None:
-                self._capacity(cluster, objects, options, chosen)
+                self._capacity(cluster, objects, options, chosen, scheduler)
                 return
             if (
                 len(objects) != 1
@@ -311,14 +395,26 @@ class Command(BaseCommand):
                 or options["recreate_victims"]
                 or options["timeline"]
             ):
-                self._workload(cluster, objects, options, chosen, snapshot_name)
+                self._workload(cluster, objects, options, chosen, snapshot_name, scheduler)
                 return
-            result = analyze(cluster, objects[0], self._config(options))
+            config = self._config(options)
+            result = analyze(cluster, objects[0], config, **engine_profile(scheduler.effective))
+            difference = ""
+            if not scheduler.is_default:
+                default = analyze(cluster, objects[0], config)
+                spec = objects[0].get("spec") or {}
+                difference = difference_sentence(
+                    scheduler,
+                    result.explanation,
+                    default.explanation,
+                    scheduler_name=spec.get("schedulerName") or DEFAULT_SCHEDULER_NAME,
+                )
         except InvalidInput as e:
             raise CommandError(plain(e), returncode=gates.BAD_INPUT) from None
         failed = gates.failures(chosen, result.explanation)
+        self._profile(options, scheduler, difference)
         if options["format"] == "json":
-            self.stdout.write(json.dumps(result.to_dict(), indent=2))
+            self.stdout.write(json.dumps(self._contract(result.to_dict(), scheduler), indent=2))
         elif options["format"] == "markdown":
             self.stdout.write(
                 render_markdown(result.explanation, snapshot=snapshot_name, gate_failures=failed),
