@@ -7,6 +7,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from msgspec import Struct
+
 from ..config import EngineConfig
 from .load import load_scheduler_config
 from .plugin_args import engine_config
@@ -22,10 +24,10 @@ from .types import (
 SchedulerConfigInput = Mapping[str, Any] | SchedulerConfiguration
 
 
-@dataclass(frozen=True)
-class SchedulerProfileRef:
+class SchedulerProfileRef(Struct, frozen=True):
     """Results' ``scheduler_profile``: the profile(s) that answered, where their
-    configuration came from and the preset it is, if any."""
+    configuration came from and the preset it is, if any (stored with an
+    explanation, so a msgspec Struct)."""
 
     name: str
     source: str

@@ -58,6 +58,7 @@ from ..schedule import HOST_NOMINATED, HOST_SCORED, Diagnosis, ScheduleResult, s
 from .clock import Agenda, Happening, rfc3339, seconds
 from .controllers import CREATED_AFTER, ControllerManager
 from .hints import Event, QueueingHints
+from .nodetree import FilterStart
 from .queue import LEFTOVER_FLUSH_PERIOD_MS, QueuedPodInfo, SchedulingQueue, Where
 from .replicas import ReplicaCache, cacheable, template_key
 from .result import (
@@ -171,6 +172,7 @@ class Scheduler:
             (p for p in self.framework.plugins if p.name == names.POD_TOPOLOGY_SPREAD), None
         ) or PodTopologySpread(self.framework.handle)
         assert isinstance(spread, PodTopologySpread)
+        self.filter_start = FilterStart(self.state.nodes)
         self.queue = SchedulingQueue(QueueingHints(spread), real_clock=timeline)
         # A timeline run: what the clock waits for, the leftover flush's next tick, and
         # when each pending pod was created and bound (ms).
@@ -188,6 +190,7 @@ class Scheduler:
         self.cycle_limit = cycle_limit
         self.on_cycle = on_cycle
         self.sim = Simulation(base=base, recreate_victims=recreate_victims)
+        self.sim.scheduler_config = profiles.configuration if profiles is not None else None
         self.cycle = 0
         self.flushes = 0
         self.progress_since_flush = True
@@ -437,6 +440,10 @@ class Scheduler:
             cycle_state = CycleState()
             sched = schedule_pod(fw, cycle_state, pod)
         if sched.host is not None:
+            if not fw.score_plugins and sched.host_selection is not HOST_NOMINATED:
+                # No Score plugin: the real Filter stops at the first feasible node.
+                sched.host = self.filter_start.first_feasible({ni.name for ni in sched.feasible})
+                sched.top_nodes = [sched.host]
             return CycleOutcome(sched, None, "")
         diagnosis = sched.diagnosis
         if cache is None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..cluster import Cluster, NodeInfo
 from ..objects import PREEMPT_LOWER_PRIORITY, Pod
 from ..profile.profile_map import DEFAULT_PROFILE_REF, SchedulerProfileRef
+from ..profile.types import SchedulerConfiguration
 from .result import (
     BudgetOverrun,
     ChoicePoint,
@@ -98,6 +99,8 @@ class Simulation:
     # each with why it stays pending (kube-scheduler never queues them).
     scheduler_profile: SchedulerProfileRef = DEFAULT_PROFILE_REF
     ignored: list[tuple[Pod, str]] = field(default_factory=list)
+    # The configuration the run was given (explain() answers a cycle under it).
+    scheduler_config: SchedulerConfiguration | None = None
 
     # Building the summary -------------------------------------------------------
     def finish(self, state: ClusterState, queue: SchedulingQueue, bound: dict[str, Pod]) -> None:
@@ -268,4 +271,4 @@ class Simulation:
         from ..analysis import analyze
 
         cluster, pod = self.cluster_at(cycle)
-        return analyze(cluster, pod)
+        return analyze(cluster, pod, scheduler_config=self.scheduler_config)
