@@ -70,6 +70,20 @@ def test_the_worker_says_what_the_profile_changed(celery_worker_process: Any, ow
     assert pending["result"]["scheduler_profile"]["source"] == "snapshot"
     assert pending["scheduler_config"] == NO_PREEMPTION
 
+    # One pod: the result page's explanation, the same sentences.
+    r = api.post(url, {"pod": demo_cat3_pod()}, format="json")
+    one = _wait_done(api, r.json()["id"])
+    assert one["status"] == "done", one["error"]
+    assert one["kind"] == "pod" and one["outcome"] == "unschedulable"
+    assert one["scheduler_difference"] == pending["scheduler_difference"]
+    r = api.post(url, {"pod": _small_pod(), "scheduler_preset": "most-allocated"}, format="json")
+    small = _wait_done(api, r.json()["id"])
+    assert small["status"] == "done", small["error"]
+    assert small["scheduler_difference"] == (
+        "MostAllocated packs: web-0 goes to node-1, the default profile would choose node-5"
+    )
+    assert small["result"]["node"] == "node-1"
+
     # Under the default profile nothing is computed twice and nothing is said.
     api.delete(f"/api/snapshots/{snapshot.pk}/scheduler-config/")
     r = api.post(url, {"objects": [demo_cat3_pod()]}, format="json")
