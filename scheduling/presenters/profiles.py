@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scheduling.engine.plan.rules.profiles import configured, preemption_enabled
-from scheduling.engine.profile import Profile, SchedulerConfiguration
+from scheduling.engine.profile import DEFAULT_SCHEDULER_NAME, Profile, SchedulerConfiguration
 from scheduling.engine.profile.defaults import default_args
 from scheduling.engine.profile.extension_points import build
 from scheduling.scheduler_config import SchedulerChoice, SchedulerSource, presets
@@ -98,3 +98,11 @@ def scheduler_tab(choice: SchedulerChoice, origin: str) -> dict[str, Any]:
         "origin": origin_words(choice, origin),
         "choice": choice,
     }
+
+
+def score_weights(choice: SchedulerChoice, pod: dict[str, Any]) -> dict[str, int]:
+    """The Score weights of the profile a pod ran under (its spec.schedulerName's)."""
+    spec = pod.get("spec") or {} if isinstance(pod, dict) else {}
+    name = spec.get("schedulerName") or DEFAULT_SCHEDULER_NAME
+    profile = configured(choice.effective).profile(name)
+    return dict(build(profile.plugins).weights) if profile is not None else {}
