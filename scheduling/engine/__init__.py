@@ -36,9 +36,12 @@ from .profile import (
     Preset,
     Profile,
     SchedulerConfiguration,
+    SchedulerProfileRef,
+    analysis_difference,
     load_scheduler_config,
     preset_config,
     presets,
+    simulation_difference,
 )
 from .result import Result
 from .schedule import HostSelection
@@ -80,10 +83,12 @@ __all__ = [
     "ResourceQuota",
     "Result",
     "SchedulerConfiguration",
+    "SchedulerProfileRef",
     "Scores",
     "Simulation",
     "StatusRecord",
     "VictimDetail",
+    "analysis_difference",
     "analyze",
     "cannot_help",
     "load_cluster",
@@ -93,4 +98,5 @@ __all__ = [
     "read_documents",
     "requested_after",
     "simulate",
+    "simulation_difference",
 ]

@@ -64,5 +64,7 @@ class EngineConfig:
     fit_shape: tuple[tuple[int, int], ...] = ()
     ignored_resources: frozenset[str] = frozenset()
     ignored_resource_groups: frozenset[str] = frozenset()
+    # NodeAffinityArgs.addedAffinity (a v1.NodeAffinity every pod gets; None: none).
+    node_affinity_added: dict[str, Any] | None = None
     # PodTopologySpreadArgs.defaultConstraints with defaultingType List (None: System).
     pod_topology_spread_default_constraints: list[dict[str, Any]] | None = None

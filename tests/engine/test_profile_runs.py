@@ -8,7 +8,16 @@ from typing import Any
 
 import pytest
 
-from scheduling.engine import InvalidInput, analyze, preset_config, simulate
+from scheduling.engine import (
+    InvalidInput,
+    analysis_difference,
+    analyze,
+    load_scheduler_config,
+    preset_config,
+    simulate,
+    simulation_difference,
+)
+from scheduling.engine.profile.difference import SAME
 
 from .builders import make_node, make_pod, make_priority_class
 
@@ -123,3 +132,72 @@ def test_a_bad_config_is_refused_before_anything_runs() -> None:
         simulate(_two_nodes(), [_web()], scheduler_config=bad)
     with pytest.raises(InvalidInput, match="KubeSchedulerConfiguration"):
         analyze(_two_nodes(), _web(), scheduler_config={"kind": "Pod", "apiVersion": "v1"})
+
+
+def test_the_difference_from_the_default_profile_in_one_sentence() -> None:
+    config = preset_config("most-allocated")
+    packed = analyze(_two_nodes(), _web(), scheduler_config=config).to_dict()
+    default = analyze(_two_nodes(), _web()).to_dict()
+    assert (
+        analysis_difference(packed, default, config.profiles[0])
+        == "MostAllocated packs: web-0 goes to busy, the default profile would choose idle."
+    )
+    assert analysis_difference(default, default) == SAME
+    pending = make_pod("urgent").priority_class("high").req(cpu="1").obj()
+    stays = analyze(_full_cluster(), pending, scheduler_config=NO_PREEMPTION).to_dict()
+    evicts = analyze(_full_cluster(), pending).to_dict()
+    assert analysis_difference(stays, evicts) == (
+        "preemption is disabled in this profile: the pod stays pending, "
+        "the default profile would evict 1 pod on n1."
+    )
+    no_preemption = load_scheduler_config(NO_PREEMPTION)
+    run = simulate(_full_cluster(), [pending], scheduler_config=no_preemption).to_dict()
+    assert simulation_difference(
+        run, simulate(_full_cluster(), [pending]).to_dict(), no_preemption.profiles[0]
+    ) == (
+        "preemption is disabled in this profile: 1 pod stays pending, "
+        "the default profile would evict 1 pod."
+    )
+    sim = simulate(_two_nodes(), [_web()], scheduler_config=config).to_dict()
+    assert simulation_difference(
+        sim, simulate(_two_nodes(), [_web()]).to_dict(), config.profiles[0]
+    ) == (
+        "MostAllocated packs: 1 pod of 1 placed otherwise "
+        "(web-0 goes to busy, the default profile would choose idle)."
+    )
+
+
+def test_added_affinity_applies_to_every_pod_of_the_profile() -> None:
+    nodes = [
+        make_node("a").label("pool", "batch").obj(),
+        make_node("b").label("pool", "web").obj(),
+    ]
+    added = {
+        **HEAD,
+        "profiles": [
+            {
+                "pluginConfig": [
+                    {
+                        "name": "NodeAffinity",
+                        "args": {
+                            "addedAffinity": {
+                                "requiredDuringSchedulingIgnoredDuringExecution": {
+                                    "nodeSelectorTerms": [
+                                        {
+                                            "matchExpressions": [
+                                                {"key": "pool", "operator": "In", "values": ["web"]}
+                                            ]
+                                        }
+                                    ]
+                                }
+                            }
+                        },
+                    }
+                ]
+            }
+        ],
+    }
+    got = analyze(nodes, _web(), scheduler_config=added)
+    assert got.node == "b" and got.feasible_nodes == ["b"]
+    (rejected,) = got.to_dict()["rejected_nodes"]
+    assert rejected["reasons"] == ["node(s) didn't match scheduler-enforced node affinity"]

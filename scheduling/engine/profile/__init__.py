@@ -7,6 +7,7 @@ engine runs (EngineConfig with its extension points).
 ``profile_of(pod_scheduler_name)`` via ``SchedulerConfiguration.profile``.
 """
 
+from .difference import analysis_difference, simulation_difference
 from .extension_points import ExtensionPoints
 from .load import load_scheduler_config
 from .plugin_args import engine_config
@@ -41,9 +42,11 @@ __all__ = [
     "SchedulerConfigInput",
     "SchedulerConfiguration",
     "SchedulerProfileRef",
+    "analysis_difference",
     "engine_config",
     "load_scheduler_config",
     "preset_config",
     "presets",
     "profile_map",
+    "simulation_difference",
 ]

@@ -30,6 +30,7 @@ def engine_config(
     spread = args.get(names.POD_TOPOLOGY_SPREAD) or {}
     affinity = args.get(names.INTER_POD_AFFINITY) or {}
     preemption = args.get(names.DEFAULT_PREEMPTION) or {}
+    node_affinity = args.get(names.NODE_AFFINITY) or {}
     points = extension_points.build(profile.plugins)
     pct = profile.percentage_of_nodes_to_score
     listed = spread.get("defaultingType") == LIST_DEFAULTING
@@ -48,6 +49,7 @@ def engine_config(
         pod_topology_spread_default_constraints=(
             list(spread.get("defaultConstraints") or []) if listed else None
         ),
+        node_affinity_added=node_affinity.get("addedAffinity") or None,
         hard_pod_affinity_weight=int(affinity.get("hardPodAffinityWeight", 1)),
         ignore_preferred_terms_of_existing_pods=bool(
             affinity.get("ignorePreferredTermsOfExistingPods", False)

@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..errors import InvalidInput
 from ..plugins import names
+from ..plugins.nodeaffinity import parse_added_affinity
 from .defaults import (
     LEAST_ALLOCATED,
     LIST_DEFAULTING,
@@ -175,25 +177,15 @@ def node_resources_fit(path: str, args: dict[str, Any]) -> list[str]:
             detail = f"resource weight of {r.get('name')} not in valid range (0, 100]"
             errs.append(invalid(f"{s_path}.resources[{i}].weight", w, detail))
     ratio = strategy.get("requestedToCapacityRatio")
-    if kind == REQUESTED_TO_CAPACITY_RATIO:
-        if ratio is None:
-            errs.append(
-                required(
-                    f"{s_path}.requestedToCapacityRatio",
-                    "must be specified when type is RequestedToCapacityRatio",
-                )
-            )
-        else:
-            errs.extend(
-                _function_shape(
-                    f"{s_path}.requestedToCapacityRatio.shape", ratio.get("shape") or []
-                )
-            )
-    elif ratio is not None:
+    if ratio is not None:
+        # validateFunctionShape under "scoringStrategy.shape", as v1.35 names it.
+        errs.extend(_function_shape(f"{s_path}.shape", ratio.get("shape") or []))
+    elif kind == REQUESTED_TO_CAPACITY_RATIO:
+        # kube-scheduler would fail building the scorer (no shape to read); say so here.
         errs.append(
-            forbidden(
+            required(
                 f"{s_path}.requestedToCapacityRatio",
-                "must be nil when type is not RequestedToCapacityRatio",
+                "must be specified when type is RequestedToCapacityRatio",
             )
         )
     return errs
@@ -212,11 +204,22 @@ def balanced_allocation(path: str, args: dict[str, Any]) -> list[str]:
     return errs
 
 
+def node_affinity(path: str, args: dict[str, Any]) -> list[str]:
+    """ValidateNodeAffinityArgs: addedAffinity must be a valid v1.NodeAffinity."""
+    try:
+        parse_added_affinity(args.get("addedAffinity"))
+    except InvalidInput as e:
+        where = f"{path}.addedAffinity" + (f".{e.field}" if e.field else "")
+        return [f"{where}: {e.message}"]
+    return []
+
+
 # validatePluginConfig's table (NodeResourcesFit's args are validated too, as the
 # plugin's constructor does, with the full path).
 ARGS_VALIDATORS = {
     names.DEFAULT_PREEMPTION: default_preemption,
     names.INTER_POD_AFFINITY: inter_pod_affinity,
+    names.NODE_AFFINITY: node_affinity,
     names.NODE_RESOURCES_BALANCED_ALLOCATION: balanced_allocation,
     names.NODE_RESOURCES_FIT: node_resources_fit,
     names.POD_TOPOLOGY_SPREAD: pod_topology_spread,
