@@ -53,7 +53,9 @@ def test_a_preset_names_the_profile_and_what_it_changed(run_cli: Any, tmp_path: 
     out = r.stdout.decode()
     assert out.startswith("Scheduler profile: ")
     assert "(most-allocated; given with the what-if)" in out.splitlines()[0]
-    assert "Against the default profile: MostAllocated packs: web-" in out
+    assert (
+        "Against the default profile: MostAllocated packs: 1 pod of 1 placed otherwise (web-" in out
+    )
     assert "the default profile would choose node-5" in out
 
     r = run_cli(

@@ -45,8 +45,8 @@ def test_the_worker_says_what_the_profile_changed(celery_worker_process: Any, ow
     packed = _wait_done(api, r.json()["id"])
     assert packed["status"] == "done", packed["error"]
     assert packed["scheduler_difference"] == (
-        "MostAllocated packs: web-0 goes to node-1, the default profile would choose node-5 "
-        "(1 pod placed elsewhere)"
+        "MostAllocated packs: 1 pod of 1 placed otherwise (web-0 goes to node-1, the default "
+        "profile would choose node-5)."
     )
     assert packed["result"]["scheduler_profile"] == {
         "name": "default-scheduler",
@@ -64,8 +64,8 @@ def test_the_worker_says_what_the_profile_changed(celery_worker_process: Any, ow
     pending = _wait_done(api, r.json()["id"])
     assert pending["status"] == "done", pending["error"]
     assert pending["scheduler_difference"] == (
-        "preemption is disabled in this profile: the pod stays pending, the default profile "
-        "would evict 1 pod"
+        "preemption is disabled in this profile: 1 pod stays pending, the default profile "
+        "would evict 1 pod."
     )
     assert pending["result"]["scheduler_profile"]["source"] == "snapshot"
     assert pending["scheduler_config"] == NO_PREEMPTION
@@ -75,12 +75,15 @@ def test_the_worker_says_what_the_profile_changed(celery_worker_process: Any, ow
     one = _wait_done(api, r.json()["id"])
     assert one["status"] == "done", one["error"]
     assert one["kind"] == "pod" and one["outcome"] == "unschedulable"
-    assert one["scheduler_difference"] == pending["scheduler_difference"]
+    assert one["scheduler_difference"] == (
+        "preemption is disabled in this profile: the pod stays pending, the default profile "
+        "would evict 1 pod on node-5."
+    )
     r = api.post(url, {"pod": _small_pod(), "scheduler_preset": "most-allocated"}, format="json")
     small = _wait_done(api, r.json()["id"])
     assert small["status"] == "done", small["error"]
     assert small["scheduler_difference"] == (
-        "MostAllocated packs: web-0 goes to node-1, the default profile would choose node-5"
+        "MostAllocated packs: web-0 goes to node-1, the default profile would choose node-5."
     )
     assert small["result"]["node"] == "node-1"
 
