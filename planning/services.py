@@ -58,11 +58,24 @@ def snapshot_first_in_line(
     pods of the size given, up to ``limit`` probes per priority level."""
     if not snapshot.is_ready:
         raise SnapshotNotReady(snapshot)
-    key = (cluster_cache_key(snapshot=snapshot), cpu_millis, memory_bytes, limit)
+    scheduler = snapshot_choice(snapshot)
+    key = (
+        cluster_cache_key(snapshot=snapshot),
+        cpu_millis,
+        memory_bytes,
+        limit,
+        scheduler.fingerprint,
+    )
 
     def compute() -> FirstInLine:
         cluster, _ = snapshot_load(snapshot=snapshot)
-        return first_in_line(cluster, cpu_millis=cpu_millis, memory_bytes=memory_bytes, limit=limit)
+        return first_in_line(
+            cluster,
+            cpu_millis=cpu_millis,
+            memory_bytes=memory_bytes,
+            limit=limit,
+            scheduler_config=scheduler.effective,
+        )
 
     return _lines.get(key, compute)[0]
 

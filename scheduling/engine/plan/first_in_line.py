@@ -194,9 +194,12 @@ def first_in_line(
     cpu_millis: int = DEFAULT_CPU_MILLIS,
     memory_bytes: int = DEFAULT_MEMORY_BYTES,
     limit: int = DEFAULT_LIMIT,
+    scheduler_config: dict[str, Any] | None = None,
 ) -> FirstInLine:
     """Every app with running pods, ranked by how much higher-priority demand of the
-    given size the cluster absorbs before preemption takes one of its pods."""
+    given size the cluster absorbs before preemption takes one of its pods; the probes
+    run under ``scheduler_config`` (the cluster's KubeSchedulerConfiguration; None: the
+    default profile)."""
     limit = check_limit(limit, most=MAX_LIMIT)
     for field, amount in (("cpu", cpu_millis), ("memory", memory_bytes)):
         if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
@@ -226,7 +229,12 @@ def first_in_line(
         reachable = _can_preempt_above(classes, level)
         hits: dict[str, FirstHit] = {}
         if reachable:
-            answer = capacity(cluster, probe_pod(level, cpu_millis, memory_bytes), limit=limit)
+            answer = capacity(
+                cluster,
+                probe_pod(level, cpu_millis, memory_bytes),
+                limit=limit,
+                scheduler_config=scheduler_config,
+            )
             hits = first_hits(answer)
             runs.append(LevelRun(level, len(refs), answer.placed, len(answer.victims)))
         else:
