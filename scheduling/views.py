@@ -836,6 +836,10 @@ def analysis_export(request: HttpRequest, analysis_id: int, fmt: str) -> HttpRes
             body = render_markdown(ex, snapshot=name, gate_failures=[])
         else:
             raise Http404("The analysis has no result yet.")
+        # The profile it ran under heads the comment, as in whatif --format markdown.
+        lines = profile_lines(analysis.scheduler, analysis.scheduler_difference, markdown=True)
+        if lines:
+            body = "\n".join(lines) + "\n\n" + body
         response = HttpResponse(body, content_type="text/markdown; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{stem}.{fmt}"'
     return response

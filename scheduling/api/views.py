@@ -97,7 +97,14 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
             "replicas of one Pod fit (as the pods of one ReplicaSet), without and with "
             'preemption, with the cost of each; `{"kind": "capacity", "size": {"cpu", '
             '"memory"}, "limit": N}` asks it of one pod of that size in every user '
-            "PriorityClass. `result` then holds the capacity answer."
+            "PriorityClass. `result` then holds the capacity answer. "
+            "`scheduler_config` (a KubeSchedulerConfiguration object or YAML/JSON text) or "
+            "`scheduler_preset` (GET /api/scheduler-presets/) runs any kind under that "
+            "scheduler configuration instead of the snapshot's (PUT "
+            "/api/snapshots/{id}/scheduler-config/) or the default profile; an invalid one "
+            "answers 400 under its field with kube-scheduler's words and field path. "
+            "`result.scheduler_profile` names it and `scheduler_difference` says in one "
+            "sentence how the default profile's answer differs."
         ),
         request=AnalysisCreateSerializer,
         responses={

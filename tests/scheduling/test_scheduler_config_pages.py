@@ -65,6 +65,12 @@ def test_the_form_runs_under_a_preset_and_the_pages_say_so(
     assert "NodeResourcesBalancedAllocation" not in headers
     assert "in OpenShift HighNodeUtilization" in page
 
+    md = owner_client.get(f"/analyses/{analysis.pk}/export.md").content.decode()
+    assert md.startswith(
+        "**Scheduler profile:** OpenShift HighNodeUtilization (openshift-high-node-utilization; "
+        "given with the what-if)\n**Against the default profile:** "
+    )
+
     link = services.share_link_create(analysis=analysis)
     shared = client.get(link.get_absolute_url()).content.decode()
     assert _text(shared, "scheduler-profile") == profile
