@@ -172,8 +172,12 @@ def analyze(
         profile_ref = profiles.ref([pending.scheduler_name])
         found = profiles.config_for(pending.scheduler_name)
         if found is None:
+            # No profile answered: the reference names the one the pod asked for.
+            asked = SchedulerProfileRef(
+                pending.scheduler_name, profile_ref.source, profile_ref.preset
+            )
             reason = profiles.ignored_reason(pending.scheduler_name)
-            return _not_responsible(cluster, pending, reason, profile_ref)
+            return _not_responsible(cluster, pending, reason, asked)
         config = found
     config = config or EngineConfig()
     # A Pod object comes from the scheduling loop, which admitted it: nothing was dropped.

@@ -110,6 +110,7 @@ def test_a_pod_naming_no_profile_is_never_scheduled() -> None:
     result = analyze(_two_nodes(), _web("my-scheduler"), scheduler_config=HEAD)
     assert result.outcome == "unschedulable" and result.node is None
     assert "kube-scheduler ignores the pod" in result.message
+    assert result.to_dict()["scheduler_profile"]["name"] == "my-scheduler"
     # Without a configuration every pod is the default profile's, as before.
     assert simulate(_two_nodes(), pods).to_dict()["pods"][0]["final"] == "bound"
 

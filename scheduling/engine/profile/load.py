@@ -123,7 +123,7 @@ def _enabled_names(plugins: dict[str, PluginSet]) -> list[str]:
     return out
 
 
-def _profile(raw: Any, path: str, errors: list[str]) -> tuple[Profile, list[str | None]]:
+def _profile(raw: Any, path: str, errors: list[str]) -> Profile:
     raw = _mapping(raw, path)
     _unknown(raw, _PROFILE_FIELDS, path)
     name = raw.get("schedulerName")
@@ -137,7 +137,6 @@ def _profile(raw: Any, path: str, errors: list[str]) -> tuple[Profile, list[str 
         for point, plugin_set in custom.items():
             errors.extend(validation.invalid_plugins(f"{path}.plugins.{point}", plugin_set))
     given: dict[str, dict[str, Any]] = {}
-    config_names: list[str | None] = []
     for i, entry in enumerate(_list(raw.get("pluginConfig"), f"{path}.pluginConfig")):
         p = f"{path}.pluginConfig[{i}]"
         entry = _mapping(entry, p)
@@ -145,7 +144,6 @@ def _profile(raw: Any, path: str, errors: list[str]) -> tuple[Profile, list[str 
         plugin = entry.get("name")
         if not isinstance(plugin, str):
             raise _refuse(f"{p}.name", "Required value: the plugin's name")
-        config_names.append(plugin)
         if plugin in given:
             errors.append(duplicate(p, plugin))
             continue
@@ -162,8 +160,7 @@ def _profile(raw: Any, path: str, errors: list[str]) -> tuple[Profile, list[str 
     for plugin in _enabled_names(plugins):
         if plugin not in given:
             given[plugin] = default_args(plugin, None)
-    profile = Profile(name or "", plugins, given, pct)
-    return profile, config_names
+    return Profile(name or "", plugins, given, pct)
 
 
 def load_scheduler_config(
@@ -195,7 +192,7 @@ def load_scheduler_config(
     seen: dict[str, int] = {}
     for i, rp in enumerate(raw_profiles):
         path = f"profiles[{i}]"
-        profile, _ = _profile(rp, path, errors)
+        profile = _profile(rp, path, errors)
         if (
             not profile.scheduler_name
             and len(raw_profiles) == 1
