@@ -138,6 +138,8 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--size", default="1,2Gi", help="the probe's CPU,MEMORY (default 1,2Gi)")
     p.add_argument("--limit", default="50", help="probes per priority level (default 50)")
+    p.add_argument("--scheduler-config", help="the cluster's KubeSchedulerConfiguration file")
+    p.add_argument("--scheduler-preset", help="a preset scheduler configuration by name")
     _cluster_args(p)
     s = sub.add_parser(
         "snapshot",
@@ -275,4 +277,10 @@ def plan(args: argparse.Namespace) -> int:
             options += ["--critical", given]
         if args.first_in_line:
             options += ["--first-in-line", "--size", args.size, "--limit", args.limit]
-        return _command("plan", *snapshots, *options)
+        for flag, value in (
+            ("--scheduler-config", args.scheduler_config),
+            ("--scheduler-preset", args.scheduler_preset),
+        ):
+            if value:
+                options += [flag, value]
+        return _command("plan", *snapshots, *options, *_live_scheduler(args))

@@ -144,3 +144,17 @@ def test_the_live_read_takes_openshifts_scheduler_profile(run_cli: Any, tmp_path
         r = run_cli("whatif", "-f", str(web), "--format", "json", "--kubeconfig", str(kubeconfig))
     assert r.returncode == 0, r.stderr.decode()
     assert json.loads(r.stdout)["scheduler_profile"]["source"] == "default"
+
+
+def test_the_plan_reads_the_given_configuration(run_cli: Any, tmp_path: Path) -> None:
+    config = tmp_path / "sched.yaml"
+    config.write_text(yaml.safe_dump(NO_PREEMPTION))
+    r = run_cli(
+        "plan", str(DEMO), "--scheduler-config", str(config), "--format", "json",
+        "--fail-on", "never",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr.decode()
+    rules = [f["rule"] for f in json.loads(r.stdout)["findings"]]
+    assert rules.count("preemption-disabled") == 1
+    r = run_cli("plan", str(DEMO), "--format", "json", "--fail-on", "never")
+    assert "preemption-disabled" not in [f["rule"] for f in json.loads(r.stdout)["findings"]]

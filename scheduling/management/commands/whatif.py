@@ -9,7 +9,6 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from scheduling import scheduler_config
 from scheduling.engine import (
     Cluster,
     EngineConfig,
@@ -26,11 +25,11 @@ from scheduling.engine.hypothetical import (
 from scheduling.engine.profile import DEFAULT_SCHEDULER_NAME
 from scheduling.engine.workload import TooManyReplicas, admit, expand_workload, workload_objects
 from scheduling.management.inputs import (
+    add_scheduler_arguments,
     add_stored_snapshot_arguments,
     files_cluster,
-    read_bytes,
     read_input,
-    stored_snapshot,
+    scheduler_choice,
     stored_snapshot_cluster,
 )
 from scheduling.profile_difference import difference_sentence
@@ -39,9 +38,8 @@ from scheduling.reports.escaping import plain
 from scheduling.reports.markdown import render_markdown, render_workload_markdown
 from scheduling.reports.profile import profile_lines
 from scheduling.reports.text import render_capacity_text, render_text, render_workload_text
-from scheduling.scheduler_config import SchedulerChoice, SchedulerSource
+from scheduling.scheduler_config import SchedulerChoice
 from scheduling.services import engine_profile
-from scheduling.submission import PodRejected
 from scheduling.workloads import WorkloadRun
 
 
@@ -116,25 +114,7 @@ class Command(BaseCommand):
             "the cluster stands, by preempting, and what each costs (the gates, "
             "--recreate-victims and --timeline do not apply)",
         )
-        parser.add_argument(
-            "--scheduler-config",
-            metavar="FILE",
-            help="the what-if's own KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1, "
-            "YAML or JSON: kube-scheduler's --config file); without it the stored snapshot's "
-            "(--snapshot) applies, else kube-scheduler's default profile",
-        )
-        parser.add_argument(
-            "--scheduler-preset",
-            metavar="NAME",
-            help="a preset configuration instead: " + ", ".join(scheduler_config.presets()),
-        )
-        parser.add_argument(
-            "--snapshot-scheduler-preset",
-            metavar="NAME",
-            help="the cluster's own configuration as a preset (the installed CLI passes the "
-            "one OpenShift's Scheduler profile names on a live read); the two options above "
-            "go before it",
-        )
+        add_scheduler_arguments(parser)
         parser.add_argument(
             "--fail-on-preempt", action="store_true", help="fail when the pod would preempt any pod"
         )
@@ -299,29 +279,6 @@ class Command(BaseCommand):
             )
         return config
 
-    def _scheduler(self, options: dict[str, Any]) -> SchedulerChoice:
-        """In order: --scheduler-config or --scheduler-preset, the cluster's own
-        (--snapshot-scheduler-preset, or the stored snapshot's), the default profile."""
-        try:
-            text = None
-            if options["scheduler_config"]:
-                text = read_bytes(options["scheduler_config"])
-            given = scheduler_config.choice_given(config=text, preset=options["scheduler_preset"])
-            if given is not None:
-                return given
-            if options["snapshot_scheduler_preset"]:
-                preset = scheduler_config.preset_get(options["snapshot_scheduler_preset"])
-                return SchedulerChoice(None, SchedulerSource.SNAPSHOT, preset.name)
-        except PodRejected as e:
-            flag = {
-                "scheduler_preset": "--scheduler-preset",
-                "scheduler_config": "--scheduler-config",
-            }.get(e.field, "--scheduler-config")
-            raise CommandError(plain(f"{flag}: {e.message}"), returncode=gates.BAD_INPUT) from None
-        if options["snapshot"]:
-            return scheduler_config.snapshot_choice(stored_snapshot(options))
-        return scheduler_config.DEFAULT_CHOICE
-
     def _profile(
         self, options: dict[str, Any], scheduler: SchedulerChoice, difference: str
     ) -> None:
@@ -378,7 +335,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         chosen = self._gates(options)
         given_classes = self._classes(options)
-        scheduler = self._scheduler(options)
+        scheduler = scheduler_choice(options)
         try:
             cluster, snapshot_name, pod_path = self._cluster(options)
             classes, objects = split_priority_classes(workload_objects(read_input(pod_path)))
