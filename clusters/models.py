@@ -51,6 +51,12 @@ class Snapshot(LeasedWork):
     # {"namespace": [...], "phase": [...]}: the pods' distinct values, for filter menus.
     facets = models.JSONField(default=dict, blank=True)
     duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    # The cluster's kube-scheduler configuration (scheduling.scheduler_config): a
+    # KubeSchedulerConfiguration (null: none) or a preset's name, and where it came from
+    # ("uploaded with the dump (sched.yaml)", "set on the snapshot", OpenShift's profile).
+    scheduler_config = models.JSONField(null=True, blank=True)
+    scheduler_preset = models.CharField(max_length=64, blank=True, default="")
+    scheduler_origin = models.CharField(max_length=300, blank=True, default="")
 
     class Meta:
         ordering = ("-created", "-id")

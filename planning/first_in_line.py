@@ -28,6 +28,7 @@ from scheduling.budgets import unfinished_slot
 from scheduling.constants import AnalysisStatus
 from scheduling.engine import ENGINE_VERSION, InvalidInput
 from scheduling.engine.plan.first_in_line import FirstInLine, first_in_line
+from scheduling.scheduler_config import snapshot_choice
 from scheduling.services import snapshot_load
 
 log = logging.getLogger(__name__)
@@ -176,6 +177,7 @@ def first_in_line_run(*, ranking_id: int, task_id: str = "") -> FirstInLineRanki
                 memory_bytes=ranking.memory_bytes,
                 limit=ranking.limit,
                 on_run=_Progress(ranking.pk),
+                scheduler_config=snapshot_choice(ranking.snapshot).effective,
             )
         except InvalidInput as e:
             return first_in_line_fail(ranking_id=ranking.pk, error=f"The probe is invalid: {e}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Any
 
 from scheduling.engine import Cluster
 from scheduling.engine.plan import ERROR, INFO, WARNING, Finding, Ladder, audit, plan_ladder
@@ -66,16 +67,23 @@ def class_names(cluster: Cluster) -> list[str]:
     return sorted(cluster.resolver.by_name)
 
 
-def plan_of(cluster: Cluster, *, critical_classes: Collection[str] = ()) -> Plan:
-    """The ladder and the audit of ``cluster``; UnknownClasses for a critical class the
-    snapshot lacks."""
+def plan_of(
+    cluster: Cluster,
+    *,
+    critical_classes: Collection[str] = (),
+    scheduler_config: dict[str, Any] | None = None,
+) -> Plan:
+    """The ladder and the audit of ``cluster`` under its scheduler configuration (None:
+    the default profile); UnknownClasses for a critical class the snapshot lacks."""
     known = class_names(cluster)
     unknown = sorted(set(critical_classes) - set(known))
     if unknown:
         raise UnknownClasses(unknown, known)
     return Plan(
         ladder=plan_ladder(cluster),
-        findings=tuple(audit(cluster, critical_classes=critical_classes)),
+        findings=tuple(
+            audit(cluster, critical_classes=critical_classes, scheduler_config=scheduler_config)
+        ),
         critical_classes=tuple(sorted(set(critical_classes))),
     )
 

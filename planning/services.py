@@ -8,6 +8,7 @@ from clusters.models import Snapshot
 from config.recent import Recent
 from planning.plan import Plan, plan_of
 from scheduling.cluster_cache import cluster_cache_key
+from scheduling.scheduler_config import snapshot_choice
 from scheduling.services import snapshot_load
 
 # Plans this process gave lately: the tab, its forms and the API ask for the same plan
@@ -31,11 +32,18 @@ def snapshot_plan(*, snapshot: Snapshot, critical_classes: Collection[str] = ())
         raise SnapshotNotReady(snapshot)
     # The cluster cache's key: an id SQLite gives again after a delete is told apart by
     # its ingest time, so no plan of a deleted snapshot answers for a new one.
-    key = (cluster_cache_key(snapshot=snapshot), tuple(sorted(set(critical_classes))))
+    scheduler = snapshot_choice(snapshot)
+    key = (
+        cluster_cache_key(snapshot=snapshot),
+        tuple(sorted(set(critical_classes))),
+        scheduler.fingerprint,
+    )
 
     def compute() -> Plan:
         cluster, _ = snapshot_load(snapshot=snapshot)
-        return plan_of(cluster, critical_classes=critical_classes)
+        return plan_of(
+            cluster, critical_classes=critical_classes, scheduler_config=scheduler.effective
+        )
 
     return _plans.get(key, compute)[0]
 

@@ -46,6 +46,8 @@ WHATIF_OPTIONS = (
     ("--preemption-offset", True, "answer as the real dry run from this offset"),
     ("--priority-class", "append", "a class for this what-if only, NAME=VALUE (repeatable)"),
     ("--capacity", True, "how many replicas of the Pod fit, trying up to N"),
+    ("--scheduler-config", True, "the what-if's own KubeSchedulerConfiguration file"),
+    ("--scheduler-preset", True, "a preset scheduler configuration by name"),
 )
 
 
@@ -137,6 +139,8 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--size", default="1,2Gi", help="the probe's CPU,MEMORY (default 1,2Gi)")
     p.add_argument("--limit", default="50", help="probes per priority level (default 50)")
+    p.add_argument("--scheduler-config", help="the cluster's KubeSchedulerConfiguration file")
+    p.add_argument("--scheduler-preset", help="a preset scheduler configuration by name")
     _cluster_args(p)
     s = sub.add_parser(
         "snapshot",
@@ -258,10 +262,20 @@ def _command(name: str, *argv: str) -> int:
     return 0
 
 
+def _live_scheduler(args: argparse.Namespace) -> list[str]:
+    """On a live read with no configuration given: the preset OpenShift's Scheduler
+    profile names, as the cluster's own (nothing where the API has no such resource)."""
+    if args.snapshot or args.scheduler_config or args.scheduler_preset:
+        return []
+    preset = Kubectl.from_args(args).read_openshift_profile()
+    return ["--snapshot-scheduler-preset", preset] if preset else []
+
+
 def whatif(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="preemptlab-") as tmp:
         work = Path(tmp)
         snapshots = _snapshot_files(args, work)
+        cluster_scheduler = _live_scheduler(args)
         manifests = [
             m if m != "-" else _stdin_to(work / f"stdin-manifest-{i}")
             for i, m in enumerate(args.filename)
@@ -272,7 +286,7 @@ def whatif(args: argparse.Namespace) -> int:
             joined = work / "manifests.yaml"
             joined.write_bytes(b"\n---\n".join(Path(m).read_bytes() for m in manifests))
             manifest = str(joined)
-        return _command("whatif", *snapshots, manifest, *_passed_on(args))
+        return _command("whatif", *snapshots, manifest, *_passed_on(args), *cluster_scheduler)
 
 
 def plan(args: argparse.Namespace) -> int:
@@ -283,4 +297,10 @@ def plan(args: argparse.Namespace) -> int:
             options += ["--critical", given]
         if args.first_in_line:
             options += ["--first-in-line", "--size", args.size, "--limit", args.limit]
-        return _command("plan", *snapshots, *options)
+        for flag, value in (
+            ("--scheduler-config", args.scheduler_config),
+            ("--scheduler-preset", args.scheduler_preset),
+        ):
+            if value:
+                options += [flag, value]
+        return _command("plan", *snapshots, *options, *_live_scheduler(args))

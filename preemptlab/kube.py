@@ -4,6 +4,7 @@ and proxies, and read-only calls only (``kubectl get``, which lists)."""
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shutil
 import subprocess
@@ -78,6 +79,38 @@ class Kubectl:
             )
         return path
 
+    def read_openshift_profile(self) -> str | None:
+        """The preset OpenShift's Scheduler profile names (``kubectl get
+        schedulers.config.openshift.io cluster``); None, quietly, where the API has no such
+        resource (not OpenShift) or it cannot be read."""
+        # Imported here: reading nodes and pods needs nothing of the engine.
+        from scheduling.engine.profile.presets import OPENSHIFT_PROFILES
+
+        try:
+            proc = subprocess.run(
+                [*self.command(), "get", OPENSHIFT_SCHEDULER, "-o", "json"],
+                capture_output=True,
+                check=False,
+                timeout=60,
+            )
+        except (KubeError, OSError, subprocess.TimeoutExpired):
+            return None
+        if proc.returncode != 0:
+            return None
+        try:
+            scheduler = json.loads(proc.stdout)
+        except ValueError:
+            return None
+        preset = (
+            openshift_preset(scheduler, OPENSHIFT_PROFILES) if isinstance(scheduler, dict) else None
+        )
+        if preset:
+            print(
+                f"scheduler configuration: OpenShift's Scheduler profile ({preset})",
+                file=sys.stderr,
+            )
+        return preset
+
     def read_quotas(self, path: Path) -> Path | None:
         """The ResourceQuotas (the priority plan reads quota scoped by PriorityClass) to
         ``path``; None, said on stderr, where the context may not list them."""
@@ -86,6 +119,19 @@ class Kubectl:
         except KubeError as e:
             print(f"ResourceQuotas left out: {e}", file=sys.stderr)
             return None
+
+
+# OpenShift's cluster-wide Scheduler object, whose spec.profile names kube-scheduler's
+# configuration there (scheduling.engine.profile's OPENSHIFT_PROFILES maps it to a preset).
+OPENSHIFT_SCHEDULER = "schedulers.config.openshift.io/cluster"
+
+
+def openshift_preset(scheduler: dict[str, object], known: dict[str, str]) -> str | None:
+    """The preset of an OpenShift Scheduler object's spec.profile (None: unset or unknown;
+    OpenShift's own default, LowNodeUtilization, when the field is empty)."""
+    spec = scheduler.get("spec")
+    profile = spec.get("profile") if isinstance(spec, dict) else None
+    return known.get(str(profile or "LowNodeUtilization"))
 
 
 def explain_failure(stderr: str, where: str) -> str:

@@ -29,6 +29,7 @@ from scheduling.constants import (
 from scheduling.engine import Explanation
 from scheduling.engine.capacity import Capacity, RoomByClass
 from scheduling.explanations import explanation_load
+from scheduling.scheduler_config import SchedulerChoice, SchedulerSource
 from scheduling.workloads import WorkloadRun
 
 
@@ -46,7 +47,7 @@ class AnalysisQuerySet(models.QuerySet["Analysis"]):
 
 class Analysis(LeasedWork):
     # The large JSON columns: lists and cache lookups leave them in the database.
-    PAYLOAD_FIELDS = ("pod", "explanation", "simulation", "priority_classes")
+    PAYLOAD_FIELDS = ("pod", "explanation", "simulation", "priority_classes", "scheduler_config")
 
     snapshot = models.ForeignKey(
         "clusters.Snapshot", on_delete=models.CASCADE, related_name="analyses"
@@ -89,6 +90,17 @@ class Analysis(LeasedWork):
     # given random offset (EngineConfig's fields of the same names); {}: the defaults.
     preemption_args = models.JSONField(default=dict, blank=True)
     simulation = models.JSONField(null=True, blank=True)
+    # The scheduler configuration it runs under (scheduling.scheduler_config): the
+    # KubeSchedulerConfiguration as given (null for a preset or the default), where it
+    # came from and the preset's name; kept so a retry or a rerun uses it again.
+    scheduler_config = models.JSONField(null=True, blank=True)
+    scheduler_source = models.CharField(
+        max_length=16, choices=SchedulerSource.choices, default=SchedulerSource.DEFAULT
+    )
+    scheduler_preset = models.CharField(max_length=64, blank=True, default="")
+    # How the answer differs from the default profile's, in one sentence ("" when it
+    # does not, or under the default profile).
+    scheduler_difference = models.CharField(max_length=500, blank=True, default="")
     # PriorityClass objects the what-if carried (new classes, or new values for the
     # snapshot's), as submitted: in effect for this analysis only, and again on a retry.
     priority_classes = models.JSONField(default=list, blank=True)
@@ -141,6 +153,11 @@ class Analysis(LeasedWork):
         super().refresh_from_db(*args, **kwargs)
 
     @property
+    def scheduler(self) -> SchedulerChoice:
+        """The scheduler configuration it runs under, as stored."""
+        return SchedulerChoice(self.scheduler_config, self.scheduler_source, self.scheduler_preset)
+
+    @property
     def is_workload(self) -> bool:
         return self.kind == AnalysisKind.WORKLOAD
 
@@ -171,15 +188,23 @@ class Analysis(LeasedWork):
     def result(self) -> dict[str, Any] | None:
         """The result contract of DESIGN.md (what the API and ``whatif --format json`` give):
         the workload contract for a workload, the result contract for a pod, the capacity
-        answer (Capacity.to_dict() or RoomByClass.to_dict()) for a capacity what-if."""
+        answer (Capacity.to_dict() or RoomByClass.to_dict()) for a capacity what-if; each
+        with ``scheduler_profile`` {name, source, preset}."""
+        result: dict[str, Any] | None
         if self.is_capacity:
             room = self.room
-            return room.to_dict() if room is not None else None
-        if self.is_workload:
+            result = room.to_dict() if room is not None else None
+        elif self.is_workload:
             run = self.run
-            return run.contract if run is not None else None
-        ex = self.explained
-        return ex.to_contract() if ex is not None else None
+            result = dict(run.contract) if run is not None else None
+        else:
+            ex = self.explained
+            result = ex.to_contract() if ex is not None else None
+        if result is not None and self.scheduler_source != SchedulerSource.DEFAULT:
+            # The profile it ran under, as stored (the engine cannot know it came from the
+            # snapshot or from a preset); under the default profile the engine's own stands.
+            result["scheduler_profile"] = self.scheduler.profile()
+        return result
 
     @property
     def is_active(self) -> bool:

@@ -57,6 +57,7 @@ from scheduling.engine.capacity import (
     capacity,
     capacity_by_class,
 )
+from scheduling.engine.profile import DEFAULT_SCHEDULER_NAME
 from scheduling.engine.simulate import default_cycle_limit
 from scheduling.engine.workload import (
     Workload,
@@ -65,6 +66,8 @@ from scheduling.engine.workload import (
 from scheduling.models import Analysis, ShareLink, capacity_to_json
 from scheduling.presenters.capacity import capacity_sentence, room_sentence
 from scheduling.presenters.workload import workload_sentence
+from scheduling.profile_difference import difference_sentence
+from scheduling.scheduler_config import SchedulerChoice, SchedulerSource, choice_for
 from scheduling.submission import (
     PodRejected,
     SnapshotNotReady,
@@ -96,6 +99,7 @@ def analysis_create_workload(
     taken: Iterable[str] = (),
     priority_classes: list[dict[str, Any]] | None = None,
     classes_field: str | None = None,
+    scheduler: SchedulerChoice | None = None,
 ) -> Analysis:
     """A queued workload what-if: the objects expanded and admitted now (bad input is
     refused before anything is stored), simulated by a worker. ``priority_classes``: the
@@ -121,6 +125,7 @@ def analysis_create_workload(
         timeline=timeline,
         source=source,
         priority_classes=classes,
+        scheduler=scheduler,
     )
 
 
@@ -137,6 +142,7 @@ def analysis_create_capacity(
     field: str = "pod",
     priority_classes: list[dict[str, Any]] | None = None,
     classes_field: str | None = None,
+    scheduler: SchedulerChoice | None = None,
 ) -> Analysis:
     """A queued "how many fit?": ``limit`` replicas of ``pod`` (a Pod template), or with
     ``size`` one pod of that size in every user PriorityClass, run through kube-scheduler's
@@ -167,6 +173,7 @@ def analysis_create_capacity(
         pod_key=pod_key,
         source=source,
         priority_classes=classes,
+        scheduler=scheduler,
     )
 
 
@@ -182,6 +189,7 @@ def analysis_create_from_manifest(
     recreate_victims: bool = False,
     timeline: bool = False,
     source: str = AnalysisSource.MANIFEST,
+    scheduler: SchedulerChoice | None = None,
 ) -> Analysis:
     """One Pod: a single-pod what-if; a controller, a List or several documents: a workload.
     PriorityClass documents beside them are the what-if's own classes."""
@@ -193,6 +201,7 @@ def analysis_create_from_manifest(
             source=source,
             priority_classes=classes,
             field="manifest",
+            scheduler=scheduler,
         )
     return analysis_create_workload(
         snapshot=snapshot,
@@ -202,6 +211,7 @@ def analysis_create_from_manifest(
         source=source,
         field="manifest",
         priority_classes=classes,
+        scheduler=scheduler,
     )
 
 
@@ -215,6 +225,7 @@ def workload_simulate(
     on_cycle: Any = None,
     cycle_limit: int | None = None,
     priority_classes: list[dict[str, Any]] | None = None,
+    scheduler_config: dict[str, Any] | None = None,
 ) -> WorkloadRun:
     """Runs the scheduling loop over the workload's pods (as expanded and admitted when
     submitted) and keeps what the page needs."""
@@ -230,6 +241,7 @@ def workload_simulate(
         cycle_limit=cycle_limit,
         timeline=timeline,
         priority_classes=priority_classes or [],
+        **engine_profile(scheduler_config),
     )
     return WorkloadRun.from_simulation(sim, workload)
 
@@ -278,6 +290,7 @@ def cycle_explanation_create(*, parent: Analysis, cycle: int) -> Analysis:
         pod={"cycle": cycle, "pod": popped},
         pod_key=popped,
         source=parent.source,
+        scheduler=parent.scheduler,
     )
 
 
@@ -292,6 +305,7 @@ def analysis_create(
     preemption_args: dict[str, int] | None = None,
     priority_classes: list[dict[str, Any]] | None = None,
     field: str = "priority_classes",
+    scheduler: SchedulerChoice | None = None,
 ) -> Analysis:
     """A queued analysis of ``pod`` on ``snapshot``, its task sent once the row is committed.
     ``priority_classes``: the what-if's own PriorityClass objects (refused under ``field``).
@@ -313,13 +327,22 @@ def analysis_create(
         source=source,
         preemption_args=dict(preemption_args or {}),
         priority_classes=classes,
+        scheduler=scheduler,
     )
 
 
-def _analysis_queue(**fields: Any) -> Analysis:
+def _analysis_queue(*, scheduler: SchedulerChoice | None = None, **fields: Any) -> Analysis:
     """A queued analysis row and its message; the row is deleted again when the broker
     cannot take the message (BrokerUnavailable), so a refused request stores nothing.
-    The submission is scrubbed first: no secret it carried is stored or shown."""
+    The submission is scrubbed first: no secret it carried is stored or shown.
+    ``scheduler``: the what-if's own configuration; None takes the snapshot's (copied,
+    so a later change to the snapshot leaves this analysis as it ran)."""
+    chosen = choice_for(fields["snapshot"], scheduler)
+    fields |= {
+        "scheduler_config": copy.deepcopy(chosen.config),
+        "scheduler_source": chosen.source,
+        "scheduler_preset": chosen.preset,
+    }
     fields["pod"] = copy.deepcopy(fields["pod"])  # the caller's objects stay as given
     scrubbed = submission_scrub(fields["pod"])
     if fields.get("priority_classes"):
@@ -458,7 +481,10 @@ def analysis_requeue_stopped(*, analysis_id: int, task_id: str) -> Analysis:
     return Analysis.objects.get(pk=analysis_id)
 
 
-def _workload_compute(analysis: Analysis, cluster: Cluster, budget: AnalysisBudget) -> WorkloadRun:
+def _workload_compute(
+    analysis: Analysis, cluster: Cluster, budget: AnalysisBudget, *, default_profile: bool = False
+) -> WorkloadRun:
+    """The run under the analysis' configuration, or kube-scheduler's default profile."""
     run_of = analysis.parent if analysis.parent_id is not None else analysis
     assert run_of is not None
     return workload_simulate(
@@ -467,9 +493,12 @@ def _workload_compute(analysis: Analysis, cluster: Cluster, budget: AnalysisBudg
         pods=run_of.pod["pods"],
         recreate_victims=run_of.recreate_victims,
         timeline=run_of.timeline,
-        on_cycle=budget.watch(_Progress(analysis.pk) if run_of is analysis else None),
+        on_cycle=budget.watch(
+            _Progress(analysis.pk) if run_of is analysis and not default_profile else None
+        ),
         cycle_limit=budget.cycle_limit(default_cycle_limit(len(run_of.pod["pods"]))),
         priority_classes=run_of.priority_classes,
+        scheduler_config=None if default_profile else analysis.scheduler.effective,
     )
 
 
@@ -486,6 +515,7 @@ def _cycle_explain(analysis: Analysis, cluster: Cluster) -> Any:
         cycle_limit=analysis.cycle,
         on_cycle=AnalysisBudget.from_settings().watch(),
         priority_classes=parent.priority_classes,
+        **engine_profile(parent.scheduler.effective),
     )
     return sim.explain(analysis.cycle).explanation
 
@@ -502,12 +532,7 @@ def _analysis_compute(analysis: Analysis) -> Analysis:
         if analysis.parent_id is not None:
             explanation = _cycle_explain(analysis, cluster)
         else:
-            explanation = analyze(
-                cluster,
-                analysis.pod,
-                EngineConfig(**analysis.preemption_args),
-                priority_classes=analysis.priority_classes,
-            ).explanation
+            explanation = _pod_explain(analysis, cluster, analysis.scheduler.effective)
     except InvalidInput as e:
         return analysis_fail(analysis_id=analysis.pk, error=f"The pod is invalid: {e}")
     except OutOfTime as e:
@@ -517,13 +542,40 @@ def _analysis_compute(analysis: Analysis) -> Analysis:
     too_large = result_too_large(len(orjson.dumps(stored)), AnalysisBudget.from_settings())
     if too_large:
         return analysis_fail(analysis_id=analysis.pk, error=too_large)
+    difference = ""
+    if analysis.parent_id is None and not analysis.scheduler.is_default:
+        default = _pod_explain(analysis, cluster, None)
+        spec = analysis.pod.get("spec") or {}
+        difference = difference_sentence(
+            analysis.scheduler,
+            explanation,
+            default,
+            scheduler_name=spec.get("schedulerName") or DEFAULT_SCHEDULER_NAME,
+        )
     return _analysis_done(
         analysis,
         load_seconds=0.0 if cached else t1 - t0,
         engine_seconds=t2 - t1,
         outcome=explanation.outcome.value,
         explanation=stored,
+        scheduler_difference=difference[:500],
     )
+
+
+def engine_profile(config: dict[str, Any] | None) -> dict[str, Any]:
+    """The engine's keyword for a scheduler configuration: none for the default profile,
+    so a default run is exactly the run without one."""
+    return {} if config is None else {"scheduler_config": config}
+
+
+def _pod_explain(analysis: Analysis, cluster: Cluster, config: dict[str, Any] | None) -> Any:
+    return analyze(
+        cluster,
+        analysis.pod,
+        EngineConfig(**analysis.preemption_args),
+        priority_classes=analysis.priority_classes,
+        **engine_profile(config),
+    ).explanation
 
 
 def _analysis_done(
@@ -559,6 +611,10 @@ def _workload_store(
     too_large = result_too_large(len(orjson.dumps(stored)), budget)
     if too_large:
         return analysis_fail(analysis_id=analysis.pk, error=too_large)
+    difference = ""
+    if analysis.parent_id is None and not analysis.scheduler.is_default:
+        with_default = _workload_compute(analysis, cluster, budget, default_profile=True)
+        difference = difference_sentence(analysis.scheduler, run, with_default)
     return _analysis_done(
         analysis,
         load_seconds=0.0 if cached else t1 - t0,
@@ -567,6 +623,7 @@ def _workload_store(
         summary=workload_summary(run)[:500],
         simulation=stored,
         progress_cycle=len(run.cycles),
+        scheduler_difference=difference[:500],
     )
 
 
@@ -576,6 +633,7 @@ def capacity_compute(
     submitted: dict[str, Any],
     priority_classes: list[dict[str, Any]],
     on_cycle: Any,
+    scheduler_config: dict[str, Any] | None = None,
 ) -> Capacity | RoomByClass:
     """The answer of a capacity what-if as stored by analysis_create_capacity."""
     if "size" in submitted:
@@ -587,6 +645,7 @@ def capacity_compute(
             limit=submitted["limit"],
             on_cycle=on_cycle,
             priority_classes=priority_classes,
+            **engine_profile(scheduler_config),
         )
     return capacity(
         cluster,
@@ -594,6 +653,7 @@ def capacity_compute(
         limit=submitted["limit"],
         on_cycle=on_cycle,
         priority_classes=priority_classes,
+        **engine_profile(scheduler_config),
     )
 
 
@@ -617,6 +677,7 @@ def _capacity_store(
             submitted=analysis.pod,
             priority_classes=analysis.priority_classes,
             on_cycle=budget.watch(_Progress(analysis.pk)),
+            scheduler_config=analysis.scheduler.effective,
         )
     except InvalidInput as e:
         return analysis_fail(analysis_id=analysis.pk, error=f"The pod is invalid: {e}")
@@ -663,7 +724,9 @@ def analysis_delete(*, analysis: Analysis) -> None:
 def analysis_rerun(*, analysis: Analysis, snapshot: Snapshot) -> Analysis:
     """The same what-if (the same pod, or the same workload objects and cascade choice)
     queued on ``snapshot``: PodRejected when that snapshot cannot take it (a class it
-    lacks)."""
+    lacks). The what-if's own scheduler configuration goes with it; one it took from its
+    snapshot does not (the other snapshot's own applies)."""
+    own = analysis.scheduler if analysis.scheduler_source == SchedulerSource.ANALYSIS else None
     if analysis.is_capacity:
         size = analysis.pod.get("size")
         return analysis_create_capacity(
@@ -673,6 +736,7 @@ def analysis_rerun(*, analysis: Analysis, snapshot: Snapshot) -> Analysis:
             size=Size(**size) if size else None,
             source=analysis.source,
             priority_classes=analysis.priority_classes,
+            scheduler=own,
         )
     if analysis.is_workload:
         return analysis_create_workload(
@@ -682,6 +746,7 @@ def analysis_rerun(*, analysis: Analysis, snapshot: Snapshot) -> Analysis:
             timeline=analysis.timeline,
             source=analysis.source,
             priority_classes=analysis.priority_classes,
+            scheduler=own,
         )
     return analysis_create(
         snapshot=snapshot,
@@ -689,6 +754,7 @@ def analysis_rerun(*, analysis: Analysis, snapshot: Snapshot) -> Analysis:
         source=analysis.source,
         preemption_args=analysis.preemption_args,
         priority_classes=analysis.priority_classes,
+        scheduler=own,
     )
 
 

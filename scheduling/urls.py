@@ -4,6 +4,7 @@ from django.urls import path
 
 from scheduling import (
     converters,  # noqa: F401 - registers <share_token:...>
+    scheduler_views,
     views,
 )
 
@@ -13,6 +14,11 @@ urlpatterns = [
     path("snapshots/<int:snapshot_id>/analyses/new/", views.analysis_new, name="analysis-new"),
     path("snapshots/<int:snapshot_id>/analyses/", views.analysis_list, name="analysis-list"),
     path("snapshots/<int:snapshot_id>/room/", views.snapshot_room, name="snapshot-room"),
+    path(
+        "snapshots/<int:snapshot_id>/scheduler/",
+        scheduler_views.snapshot_scheduler,
+        name="snapshot-scheduler",
+    ),
     path(
         "snapshots/<int:snapshot_id>/pods/<int:pod_id>/what-if/",
         views.analysis_clone,

@@ -54,9 +54,21 @@ from scheduling.presenters import capacity as capacity_presenters
 from scheduling.presenters import pod as pod_presenters
 from scheduling.presenters import timeline as timeline_presenters
 from scheduling.presenters import workload as workload_presenters
+from scheduling.presenters.profiles import score_weights
+from scheduling.profile_forms import SchedulerConfigForm
 from scheduling.reports.escaping import md_text
 from scheduling.reports.markdown import render_markdown, render_workload_markdown
+from scheduling.reports.profile import profile_lines, profile_phrase
+from scheduling.scheduler_config import (
+    SchedulerChoice,
+    SchedulerSource,
+    choice_as_text,
+    snapshot_choice,
+)
 from scheduling.workloads import WorkloadRun
+
+# The what-if form's preset menu, when no preset is chosen.
+NONE_GIVEN = "None: the snapshot's configuration (else the default)"
 
 STOP_POLLING = 286
 
@@ -76,6 +88,7 @@ def _submit(
     snapshot: Snapshot,
     source: str,
     capacity_limit: str | None = None,
+    scheduler: SchedulerChoice | None = None,
 ) -> HttpResponse | None:
     """The redirect to the queued analysis of a valid form's pod, or None with the form's
     error set (the pod was invalid, or the service turned it down). ``capacity_limit``
@@ -103,6 +116,7 @@ def _submit(
                 limit=_int_or_none(capacity_limit),
                 source=source,
                 priority_classes=classes,
+                scheduler=scheduler,
             )
         elif objects is not None:
             analysis = services.analysis_create_workload(
@@ -112,10 +126,15 @@ def _submit(
                 timeline=bool(form.cleaned_data.get("timeline")),
                 source=source,
                 priority_classes=classes,
+                scheduler=scheduler,
             )
         elif form.pod is not None:
             analysis = services.analysis_create(
-                snapshot=snapshot, pod=form.pod, source=source, priority_classes=classes
+                snapshot=snapshot,
+                pod=form.pod,
+                source=source,
+                priority_classes=classes,
+                scheduler=scheduler,
             )
         else:
             return None
@@ -184,13 +203,21 @@ def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
             "timeline": earlier.timeline,
             "limit": earlier.pod.get("limit") if earlier.is_capacity else None,
         }
+        if earlier.scheduler_source == SchedulerSource.ANALYSIS:
+            # Its own configuration comes along; one it took from the snapshot applies anyway.
+            initial["scheduler_preset"] = earlier.scheduler_preset
+            initial["scheduler_config"] = choice_as_text(earlier.scheduler)
         mode = "manifest"
     if request.method == "POST":
         # The tab not submitted shows what it holds again, without being checked.
         initial = request.POST.dict()
     manifest_form = ManifestForm(initial=initial, snapshot=snapshot)
     pod_form = PodForm(initial=initial, snapshot=snapshot)
+    scheduler_form = SchedulerConfigForm(initial=initial, required=False, none_label=NONE_GIVEN)
     if request.method == "POST":
+        scheduler_form = SchedulerConfigForm(
+            request.POST, request.FILES, required=False, none_label=NONE_GIVEN
+        )
         form: ManifestForm | PodForm
         if mode == "form":
             form = pod_form = PodForm(request.POST, snapshot=snapshot)
@@ -201,7 +228,20 @@ def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
         capacity_limit = (
             request.POST.get("limit", "") if request.POST.get("action") == "capacity" else None
         )
-        submitted = _submit(form, snapshot=snapshot, source=source, capacity_limit=capacity_limit)
+        # A bad configuration is shown beside its field; the pod's form is checked too.
+        scheduler_ok = scheduler_form.is_valid()
+        form.is_valid()
+        submitted = (
+            _submit(
+                form,
+                snapshot=snapshot,
+                source=source,
+                capacity_limit=capacity_limit,
+                scheduler=scheduler_form.choice,
+            )
+            if scheduler_ok
+            else None
+        )
         if submitted is not None:
             return submitted
     return TemplateResponse(
@@ -214,6 +254,8 @@ def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
             "max_limit": MAX_LIMIT,
             "manifest_form": manifest_form,
             "pod_form": pod_form,
+            "scheduler_form": scheduler_form,
+            "scheduler_default": profile_phrase(snapshot_choice(snapshot)),
             "recent": selectors.analysis_rows(user=request.user, snapshot=snapshot)[:10],
         },
         status=400 if request.method == "POST" else 200,
@@ -387,6 +429,9 @@ def _result_context(
         "page_url": page_url,
         "shared": shared,
         "stale": stale,
+        "scheduler_lines": profile_lines(
+            analysis.scheduler, analysis.scheduler_difference, markdown=False
+        ),
     }
     room = analysis.room if analysis.is_done else None
     if room is not None:
@@ -403,7 +448,12 @@ def _result_context(
         return ctx
     ex = analysis.explained if analysis.is_done else None
     if ex is not None:
-        ctx |= result_context(ex, cpage=request.GET.get("cpage"))
+        ctx |= result_context(
+            ex,
+            cpage=request.GET.get("cpage"),
+            weights=score_weights(analysis.scheduler, analysis.pod),
+            profile=analysis.scheduler.title,
+        )
     return ctx
 
 
@@ -472,9 +522,16 @@ def capacity_context(
     }
 
 
-def result_context(ex: Explanation, *, cpage: str | None = None) -> dict[str, Any]:
+def result_context(
+    ex: Explanation,
+    *,
+    cpage: str | None = None,
+    weights: dict[str, int] | None = None,
+    profile: str = "the default profile",
+) -> dict[str, Any]:
     """What the result templates show of an explanation (the page, the shared page, and
-    the tests that compare it with the CLI text)."""
+    the tests that compare it with the CLI text); ``weights``: the Score weights of the
+    profile it ran under (None: the default profile's)."""
     candidates = ex.candidates
     page = pod_presenters.paginate(candidates, page=cpage, per_page=CANDIDATES_PER_PAGE)
     groups = pod_presenters.rejected_groups(ex)
@@ -488,7 +545,8 @@ def result_context(ex: Explanation, *, cpage: str | None = None) -> dict[str, An
         "victim_notes": pod_presenters.victim_notes(ex),
         "event_reason": reason,
         "event_message": message,
-        "score_table": pod_presenters.score_table(ex),
+        "score_table": pod_presenters.score_table(ex, weights=weights),
+        "score_profile": profile,
         "criteria": pod_presenters.CRITERIA_EXPLAINED,
         "criterion_columns": pod_presenters.CRITERION_COLUMNS,
         "candidate_page": page,
@@ -789,6 +847,10 @@ def analysis_export(request: HttpRequest, analysis_id: int, fmt: str) -> HttpRes
             body = render_markdown(ex, snapshot=name, gate_failures=[])
         else:
             raise Http404("The analysis has no result yet.")
+        # The profile it ran under heads the comment, as in whatif --format markdown.
+        lines = profile_lines(analysis.scheduler, analysis.scheduler_difference, markdown=True)
+        if lines:
+            body = "\n".join(lines) + "\n\n" + body
         response = HttpResponse(body, content_type="text/markdown; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{stem}.{fmt}"'
     return response

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
+from hypothesis.errors import Unsatisfiable
 from rest_framework.authtoken.models import Token
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
@@ -75,7 +76,12 @@ def test_the_api_answers_as_its_schema_says(live_server: Any, owner: Any) -> Non
             except BaseException as exc:
                 failures.append(f"{case.method} {case.formatted_path}: {str(exc)[:600]}")
 
-        run()
+        try:
+            run()
+        except Unsatisfiable:
+            # An operation that takes nothing (GET /api/scheduler-presets/) has no invalid
+            # request to make; its valid ones were sent in the positive mode.
+            assert mode == GenerationMode.NEGATIVE, operation.path
         names = {p.name for p in operation.path_parameters}
         if names and operation.method.upper() in ("GET", "POST"):
             params = {name: real[name] for name in names}

@@ -45,6 +45,7 @@ def read_and_store(
     for i, part in enumerate(parts):
         objects.extend(part.objects)
         origins.extend(itertools.repeat(i, len(part.objects)))
+    scheduler = scheduler_config_of(parts)
     progress(40, f"Validating {len(objects):,} objects")
     try:
         cluster = load_cluster(objects)
@@ -100,12 +101,30 @@ def read_and_store(
             )
             models.SnapshotUpload.objects.filter(snapshot=snapshot).delete()
             storing.finish(progress)
+            if scheduler is not None:
+                snapshot.scheduler_config, snapshot.scheduler_origin = scheduler
             mark_ready(snapshot, cluster, classes, bands, taken_at, skipped, scrubbed)
     except BaseException:
         if storing is not None:
             storing.abandon()
         raise
     return cluster
+
+
+def scheduler_config_of(parts: list[FileObjects]) -> tuple[dict[str, Any], str] | None:
+    """The KubeSchedulerConfiguration uploaded with the dump and where it came from (each
+    one was validated as its file was read); at most one, as kube-scheduler reads one."""
+    found = [(config, part.source) for part in parts for config in part.scheduler_configs]
+    if len(found) > 1:
+        files = sorted({source for _, source in found})
+        raise InvalidInput(
+            f"{len(found)} KubeSchedulerConfiguration documents (in {', '.join(files)}): "
+            "upload the one kube-scheduler runs with"
+        )
+    if not found:
+        return None
+    config, source = found[0]
+    return config, f"uploaded with the dump ({source})"
 
 
 def mark_ready(

@@ -33,8 +33,9 @@ from clusters.constants import KEPT_KINDS
 from clusters.ingest.scrub import scrub_object
 from config.input_limits import unstorable_value
 from config.kube_names import metadata_problem
-from scheduling.engine import InvalidInput, read_documents
+from scheduling.engine import InvalidInput, load_scheduler_config, read_documents
 from scheduling.engine.documents import gunzip, is_gzip
+from scheduling.engine.profile.types import KIND as SCHEDULER_CONFIG_KIND
 
 # Files at least this large try the fast path.
 FAST_PATH_BYTES = 1024 * 1024
@@ -186,6 +187,8 @@ class FileObjects:
     objects: list[dict[str, Any]] = field(default_factory=list)
     # positions[i]: the index of objects[i] among the file's items (Lists flattened).
     positions: list[int] = field(default_factory=list)
+    # The cluster's kube-scheduler configuration, when the file holds one (validated).
+    scheduler_configs: list[dict[str, Any]] = field(default_factory=list)
 
 
 def max_uncompressed_bytes() -> int:
@@ -319,6 +322,12 @@ def _keep(
         if kind in KEPT_KINDS:
             out.objects.append(obj if fast else project(obj))
             out.positions.append(position)
+        elif kind == SCHEDULER_CONFIG_KIND:
+            try:
+                load_scheduler_config(obj)
+            except InvalidInput as e:
+                raise e.located(source=source, index=position if len(items) > 1 else None) from None
+            out.scheduler_configs.append(obj)
         elif isinstance(kind, str) and kind:
             skipped[kind] += 1
         else:

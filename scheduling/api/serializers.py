@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.request import Request
 
-from scheduling import submission
+from scheduling import scheduler_config, submission
 from scheduling.constants import AnalysisKind
 from scheduling.engine.capacity import DEFAULT_LIMIT, MAX_LIMIT
 from scheduling.models import Analysis, ShareLink
@@ -94,6 +94,20 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
         help_text="kind capacity: the requests of a pod tried in every user PriorityClass.",
     )
 
+    scheduler_config = serializers.JSONField(
+        required=False,
+        help_text="The what-if's own KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1), "
+        "as an object or YAML/JSON text, defaulted and validated as kube-scheduler v1.35 does "
+        "(an invalid one answers 400 with its words and field path). Every kind. Without it "
+        "(and without `scheduler_preset`) the snapshot's configuration applies, else the "
+        "default profile.",
+    )
+    scheduler_preset = serializers.CharField(
+        required=False,
+        help_text="A preset configuration by name (GET /api/scheduler-presets/ lists them), "
+        "instead of `scheduler_config`.",
+    )
+
     min_candidate_nodes_percentage = serializers.IntegerField(
         required=False,
         min_value=0,
@@ -117,6 +131,13 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        try:
+            attrs["scheduler"] = scheduler_config.choice_given(
+                config=attrs.pop("scheduler_config", None),
+                preset=attrs.pop("scheduler_preset", None),
+            )
+        except submission.PodRejected as e:
+            raise serializers.ValidationError({e.field: [e.message]}) from None
         if attrs.get("kind") == AnalysisKind.CAPACITY:
             return self._capacity(attrs)
         for key in ("limit", "size"):
@@ -274,6 +295,9 @@ class AnalysisSerializer(AnalysisAcceptedSerializer):
             "recreate_victims",
             "timeline",
             "preemption_args",
+            "scheduler_source",
+            "scheduler_preset",
+            "scheduler_difference",
             "progress_cycle",
             "outcome",
             "summary",
@@ -477,10 +501,17 @@ _SUBMITTED_CLASSES = (
     "uses them again); [] when none."
 )
 
+_SUBMITTED_CONFIG = (
+    "The KubeSchedulerConfiguration it ran under, as given (the what-if's own or the "
+    "snapshot's, copied when submitted; a retry or a rerun uses it again); null for a "
+    "preset (see `scheduler_preset`) or the default profile."
+)
+
 
 class AnalysisDetailSerializer(AnalysisSerializer):
     submitted_pod = serializers.JSONField(source="pod", read_only=True)
     priority_classes = serializers.JSONField(read_only=True, help_text=_SUBMITTED_CLASSES)
+    scheduler_config = serializers.JSONField(read_only=True, help_text=_SUBMITTED_CONFIG)
     result = ResultField(read_only=True)
     explanation = ExplanationField()
 
@@ -489,6 +520,7 @@ class AnalysisDetailSerializer(AnalysisSerializer):
             *AnalysisSerializer.Meta.fields,
             "submitted_pod",
             "priority_classes",
+            "scheduler_config",
             "result",
             "explanation",
         )

@@ -3,7 +3,7 @@
 from django.urls import path
 
 from scheduling import converters  # noqa: F401 - registers <share_token:...>
-from scheduling.api import views
+from scheduling.api import profiles, views
 
 app_name = "scheduling-api"
 
@@ -13,6 +13,12 @@ urlpatterns = [
         views.SnapshotAnalyses.as_view(),
         name="snapshot-analyses",
     ),
+    path(
+        "snapshots/<int:snapshot_id>/scheduler-config/",
+        profiles.SnapshotSchedulerConfig.as_view(),
+        name="snapshot-scheduler-config",
+    ),
+    path("scheduler-presets/", profiles.SchedulerPresets.as_view(), name="scheduler-presets"),
     path("analyses/<int:pk>/", views.AnalysisDetail.as_view(), name="analysis-detail"),
     path(
         "analyses/<int:pk>/rejected-nodes/",

@@ -50,6 +50,8 @@ FieldErrors = inline_serializer(
         "priority_classes": serializers.ListField(child=serializers.CharField(), required=False),
         "limit": serializers.ListField(child=serializers.CharField(), required=False),
         "size": serializers.ListField(child=serializers.CharField(), required=False),
+        "scheduler_config": serializers.ListField(child=serializers.CharField(), required=False),
+        "scheduler_preset": serializers.ListField(child=serializers.CharField(), required=False),
         "non_field_errors": serializers.ListField(child=serializers.CharField(), required=False),
     },
 )
@@ -97,7 +99,14 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
             "replicas of one Pod fit (as the pods of one ReplicaSet), without and with "
             'preemption, with the cost of each; `{"kind": "capacity", "size": {"cpu", '
             '"memory"}, "limit": N}` asks it of one pod of that size in every user '
-            "PriorityClass. `result` then holds the capacity answer."
+            "PriorityClass. `result` then holds the capacity answer. "
+            "`scheduler_config` (a KubeSchedulerConfiguration object or YAML/JSON text) or "
+            "`scheduler_preset` (GET /api/scheduler-presets/) runs any kind under that "
+            "scheduler configuration instead of the snapshot's (PUT "
+            "/api/snapshots/{id}/scheduler-config/) or the default profile; an invalid one "
+            "answers 400 under its field with kube-scheduler's words and field path. "
+            "`result.scheduler_profile` names it and `scheduler_difference` says in one "
+            "sentence how the default profile's answer differs."
         ),
         request=AnalysisCreateSerializer,
         responses={
@@ -131,6 +140,7 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
                     field=field,
                     priority_classes=classes,
                     classes_field=classes_field,
+                    scheduler=data["scheduler"],
                 )
             elif "objects" in data:
                 analysis = services.analysis_create_workload(
@@ -142,6 +152,7 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
                     field=field,
                     priority_classes=classes,
                     classes_field=classes_field,
+                    scheduler=data["scheduler"],
                 )
             else:
                 analysis = services.analysis_create(
@@ -151,6 +162,7 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
                     preemption_args=data["preemption_args"],
                     priority_classes=classes,
                     field=classes_field,
+                    scheduler=data["scheduler"],
                 )
         except submission.SnapshotNotReady as e:
             return Response({"snapshot": [e.message]}, status=status.HTTP_409_CONFLICT)

@@ -35,6 +35,7 @@ from .errors import InvalidInput
 from .hypothetical import with_priority_classes
 from .objects import CPU, MEMORY, PREEMPT_LOWER_PRIORITY, Pod
 from .plan.index import is_system_class
+from .profile import SchedulerConfigInput
 from .quantity import QuantityError, resource_value
 from .simulate import Simulation, simulate
 from .simulate.result import CycleResult
@@ -316,16 +317,20 @@ def capacity(
     config: EngineConfig | None = None,
     on_cycle: Callable[[int], None] | None = None,
     priority_classes: Sequence[Mapping[str, Any]] = (),
+    scheduler_config: SchedulerConfigInput | None = None,
 ) -> Capacity:
     """How many of ``limit`` replicas of ``pod`` kube-scheduler places on the cluster,
     without and with preemption, and the victims each costs. Never mutates the cluster.
-    ``priority_classes``: the what-if's own PriorityClass objects (as for simulate)."""
+    ``priority_classes``: the what-if's own PriorityClass objects, ``scheduler_config``
+    the KubeSchedulerConfiguration (both as for simulate)."""
     limit = check_limit(limit)
     base = cluster if isinstance(cluster, Cluster) else load_cluster(cluster)
     base = with_priority_classes(base, priority_classes)
     taken = [p.key for p in base.pods]
     workload = expand_workload([replica_set_of(pod, limit)], max_replicas=limit, taken=taken)
-    sim = simulate(base, workload.pods, config=config, on_cycle=on_cycle)
+    sim = simulate(
+        base, workload.pods, config=config, on_cycle=on_cycle, scheduler_config=scheduler_config
+    )
     return read_run(sim, limit=limit, template=workload.objects[0].key)
 
 
@@ -561,6 +566,7 @@ def capacity_by_class(
     config: EngineConfig | None = None,
     on_cycle: Callable[[int], None] | None = None,
     priority_classes: Sequence[Mapping[str, Any]] = (),
+    scheduler_config: SchedulerConfigInput | None = None,
 ) -> RoomByClass:
     """:func:`capacity` of one pod of ``cpu`` and ``memory`` in each user PriorityClass."""
     size = Size(cpu, memory).check()
@@ -569,7 +575,14 @@ def capacity_by_class(
     base = with_priority_classes(base, priority_classes)
     rows = tuple(
         ClassRoom.of(
-            capacity(base, room_pod(size, name), limit=limit, config=config, on_cycle=on_cycle)
+            capacity(
+                base,
+                room_pod(size, name),
+                limit=limit,
+                config=config,
+                on_cycle=on_cycle,
+                scheduler_config=scheduler_config,
+            )
         )
         for name in user_classes(base)
     )

@@ -8,10 +8,14 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from clusters.models import Snapshot
 from clusters.selectors import snapshot_find, snapshot_objects
+from scheduling import scheduler_config
 from scheduling.engine import Cluster, load_cluster, read_documents
 from scheduling.reports import gates
 from scheduling.reports.escaping import md_code, md_text, plain
+from scheduling.scheduler_config import SchedulerChoice, SchedulerSource
+from scheduling.submission import PodRejected
 
 
 def add_stored_snapshot_arguments(parser: CommandParser) -> None:
@@ -25,20 +29,69 @@ def add_stored_snapshot_arguments(parser: CommandParser) -> None:
     )
 
 
-def read_input(path: str) -> list[dict[str, Any]]:
+def add_scheduler_arguments(parser: CommandParser) -> None:
+    parser.add_argument(
+        "--scheduler-config",
+        metavar="FILE",
+        help="the run's own KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1, "
+        "YAML or JSON: kube-scheduler's --config file); without it the stored snapshot's "
+        "(--snapshot) applies, else kube-scheduler's default profile",
+    )
+    parser.add_argument(
+        "--scheduler-preset",
+        metavar="NAME",
+        help="a preset configuration instead: " + ", ".join(scheduler_config.presets()),
+    )
+    parser.add_argument(
+        "--snapshot-scheduler-preset",
+        metavar="NAME",
+        help="the cluster's own configuration as a preset (the installed CLI passes the "
+        "one OpenShift's Scheduler profile names on a live read); the two options above "
+        "go before it",
+    )
+
+
+def scheduler_choice(options: dict[str, Any]) -> SchedulerChoice:
+    """In order: --scheduler-config or --scheduler-preset, the cluster's own
+    (--snapshot-scheduler-preset, or the stored snapshot's), the default profile."""
     try:
-        data = Path(path).read_bytes()
+        text = read_bytes(options["scheduler_config"]) if options["scheduler_config"] else None
+        given = scheduler_config.choice_given(config=text, preset=options["scheduler_preset"])
+        if given is not None:
+            return given
+        if options["snapshot_scheduler_preset"]:
+            preset = scheduler_config.preset_get(options["snapshot_scheduler_preset"])
+            return SchedulerChoice(None, SchedulerSource.SNAPSHOT, preset.name)
+    except PodRejected as e:
+        flag = "--scheduler-preset" if e.field == "scheduler_preset" else "--scheduler-config"
+        raise CommandError(plain(f"{flag}: {e.message}"), returncode=gates.BAD_INPUT) from None
+    if options["snapshot"]:
+        return scheduler_config.snapshot_choice(stored_snapshot(options))
+    return scheduler_config.DEFAULT_CHOICE
+
+
+def read_bytes(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
     except OSError as e:
         raise CommandError(f"{path}: {e.strerror}", returncode=gates.BAD_INPUT) from None
-    return read_documents(data, Path(path).name)
+
+
+def read_input(path: str) -> list[dict[str, Any]]:
+    return read_documents(read_bytes(path), Path(path).name)
+
+
+def stored_snapshot(options: dict[str, Any]) -> Snapshot:
+    """The snapshot --snapshot (and --owner) name."""
+    try:
+        return snapshot_find(ref=options["snapshot"], owner=options["owner"])
+    except LookupError as e:
+        raise CommandError(plain(e), returncode=gates.BAD_INPUT) from None
 
 
 def stored_snapshot_cluster(options: dict[str, Any]) -> tuple[Cluster, str]:
     """The cluster of --snapshot (and --owner), and its name as Markdown."""
-    try:
-        snapshot = snapshot_find(ref=options["snapshot"], owner=options["owner"])
-    except LookupError as e:
-        raise CommandError(plain(e), returncode=gates.BAD_INPUT) from None
+    snapshot = stored_snapshot(options)
     objects = snapshot_objects(snapshot=snapshot)
     return (
         load_cluster(objects, source=snapshot.name),

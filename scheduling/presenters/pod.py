@@ -21,6 +21,7 @@ from scheduling.engine import (
     CandidateRecord,
     CannotHelp,
     Criterion,
+    EngineConfig,
     Explanation,
     HostSelection,
     HypotheticalClass,
@@ -312,13 +313,22 @@ class ScoreRow:
 @dataclass
 class ScoreTable:
     plugins: list[str]
+    # Each plugin's weight as the profile configures it, aligned with ``plugins``.
+    weights: list[int]
     rows: list[ScoreRow]
     # Feasible nodes left out of the table.
     more: int
     tie: str
 
+    @property
+    def plugin_weights(self) -> list[tuple[str, int]]:
+        return list(zip(self.plugins, self.weights, strict=True))
 
-def score_table(ex: Explanation, *, limit: int = SCORE_TABLE_NODES) -> ScoreTable | None:
+
+def score_table(
+    ex: Explanation, *, limit: int = SCORE_TABLE_NODES, weights: dict[str, int] | None = None
+) -> ScoreTable | None:
+    """The Score phase as a table; ``weights`` the profile's (None: the default's)."""
     scores = ex.scores
     # Only a scored choice is explained by the scores (a nominated or single feasible
     # node is taken without them).
@@ -336,8 +346,10 @@ def score_table(ex: Explanation, *, limit: int = SCORE_TABLE_NODES) -> ScoreTabl
         )
         for n in scores.nodes[:shown]
     ]
+    weights = weights if weights is not None else EngineConfig().weights
     return ScoreTable(
         plugins=list(scores.plugins),
+        weights=[weights.get(p, 1) for p in scores.plugins],
         rows=rows,
         more=max(len(scores.nodes) - shown, 0),
         tie=score_tie_sentence(ex) if is_score_tie(ex) else "",

@@ -19,6 +19,8 @@ RESOURCES = [
     ("v1", "ResourceQuota", "resourcequotas", True),
     ("policy/v1", "PodDisruptionBudget", "poddisruptionbudgets", True),
     ("scheduling.k8s.io/v1", "PriorityClass", "priorityclasses", False),
+    # OpenShift's cluster-wide Scheduler: served only when one is among the objects.
+    ("config.openshift.io/v1", "Scheduler", "schedulers", False),
 ]
 
 
@@ -67,7 +69,12 @@ class FakeAPIServer:
             return 200, {
                 "kind": "APIGroupList",
                 "apiVersion": "v1",
-                "groups": [_group("policy"), _group("scheduling.k8s.io")],
+                "groups": [_group("policy"), _group("scheduling.k8s.io")]
+                + (
+                    [_group("config.openshift.io")]
+                    if any(o.get("kind") == "Scheduler" for o in self.objects)
+                    else []
+                ),
             }
         if route == "/version":
             return 200, {"major": "1", "minor": "35", "gitVersion": "v1.35.4"}
@@ -93,6 +100,11 @@ class FakeAPIServer:
                     "metadata": {"resourceVersion": "1"},
                     "items": items,
                 }
+            if route.startswith(f"{base}/{plural}/"):
+                name = route.rpartition("/")[2]
+                for o in self.objects:
+                    if o.get("kind") == kind and o["metadata"]["name"] == name:
+                        return 200, o
         return 404, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404}
 
     @contextmanager

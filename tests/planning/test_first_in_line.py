@@ -337,3 +337,38 @@ def test_a_failed_ranking_says_why_and_is_ranked_again_when_asked(
     assert again.json()["first_in_line_url"] == url
     ranking = FirstInLineRanking.objects.get()
     assert ranking.attempts == 2 and ranking.error == ""
+
+
+def test_the_snapshots_scheduler_configuration_reaches_the_plan(
+    api: APIClient, demo_snapshot: Any
+) -> None:
+    """Without DefaultPreemption no probe evicts anything, and the audit says so."""
+    r = api.put(
+        f"/api/snapshots/{demo_snapshot.pk}/scheduler-config/",
+        {
+            "scheduler_config": {
+                "apiVersion": "kubescheduler.config.k8s.io/v1",
+                "kind": "KubeSchedulerConfiguration",
+                "profiles": [
+                    {
+                        "schedulerName": "default-scheduler",
+                        "plugins": {"postFilter": {"disabled": [{"name": "DefaultPreemption"}]}},
+                    }
+                ],
+            }
+        },
+        format="json",
+    )
+    assert r.status_code == 200, r.content
+    body = api.get(
+        _url(demo_snapshot), {"first_in_line": "1", "cpu": "1", "memory": "2Gi", "limit": "50"}
+    ).json()
+    assert [f["rule"] for f in body["findings"]].count("preemption-disabled") == 1
+    assert all(app["first_hit"] is None for app in body["first_in_line"])
+    # Back to the default profile: the same question reaches purple first again.
+    api.delete(f"/api/snapshots/{demo_snapshot.pk}/scheduler-config/")
+    body = api.get(
+        _url(demo_snapshot), {"first_in_line": "1", "cpu": "1", "memory": "2Gi", "limit": "50"}
+    ).json()
+    assert "preemption-disabled" not in [f["rule"] for f in body["findings"]]
+    assert body["first_in_line"][0]["first_hit"]["node"] == "node-5"

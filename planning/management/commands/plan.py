@@ -23,8 +23,10 @@ from scheduling.engine.plan.first_in_line import DEFAULT_LIMIT, MAX_LIMIT, first
 from scheduling.engine.quantity import resource_value
 from scheduling.management.commands.whatif import GateFailed
 from scheduling.management.inputs import (
+    add_scheduler_arguments,
     add_stored_snapshot_arguments,
     files_cluster,
+    scheduler_choice,
     stored_snapshot_cluster,
 )
 from scheduling.reports import gates
@@ -51,6 +53,7 @@ class Command(BaseCommand):
             "resourcequotas -A -o json|yaml); none with --snapshot",
         )
         add_stored_snapshot_arguments(parser)
+        add_scheduler_arguments(parser)
         parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
         parser.add_argument(
             "--critical",
@@ -106,12 +109,17 @@ class Command(BaseCommand):
             c.strip() for given in options["critical"] for c in given.split(",") if c.strip()
         ]
         size = _size(options["size"]) if options["first_in_line"] else None
+        scheduler = scheduler_choice(options).effective
         try:
             cluster, name = self._cluster(options)
-            plan = plan_of(cluster, critical_classes=critical)
+            plan = plan_of(cluster, critical_classes=critical, scheduler_config=scheduler)
             line = (
                 first_in_line(
-                    cluster, cpu_millis=size[0], memory_bytes=size[1], limit=options["limit"]
+                    cluster,
+                    cpu_millis=size[0],
+                    memory_bytes=size[1],
+                    limit=options["limit"],
+                    scheduler_config=scheduler,
                 )
                 if size
                 else None

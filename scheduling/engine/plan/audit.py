@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import Any
 
 from ..cluster import Cluster
 from ..collector import collector_paused
@@ -14,18 +15,31 @@ from .rules import RULE_IDS, RULES
 _ORDER = {rule: i for i, rule in enumerate(RULE_IDS)}
 
 
-def audit(cluster: Cluster, *, critical_classes: Collection[str] = ()) -> list[Finding]:
+def audit(
+    cluster: Cluster,
+    *,
+    critical_classes: Collection[str] = (),
+    scheduler_config: dict[str, Any] | None = None,
+) -> list[Finding]:
     """Every finding of every rule, in rule order (RULE_IDS), then by objects.
 
     ``critical_classes`` names the business-critical tier; left empty, it is the top
     user class(es) by value that pods use (when pods use at least two user values).
-    An unknown name raises InvalidInput.
+    An unknown name raises InvalidInput. ``scheduler_config``: the cluster's
+    KubeSchedulerConfiguration, for the rules about its profiles (None: the default).
     """
-    return audit_of(plan_index(cluster), critical_classes=critical_classes)
+    return audit_of(
+        plan_index(cluster), critical_classes=critical_classes, scheduler_config=scheduler_config
+    )
 
 
-def audit_of(index: PlanIndex, *, critical_classes: Collection[str] = ()) -> list[Finding]:
-    ctx = audit_context(index, critical_classes)
+def audit_of(
+    index: PlanIndex,
+    *,
+    critical_classes: Collection[str] = (),
+    scheduler_config: dict[str, Any] | None = None,
+) -> list[Finding]:
+    ctx = audit_context(index, critical_classes, scheduler_config)
     with collector_paused():
         findings = [rule.finding(draft) for rule in RULES for draft in rule.check(ctx)]
     findings.sort(key=lambda f: (_ORDER[f.rule], f.objects))

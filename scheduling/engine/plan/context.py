@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import InvalidInput
 from ..objects import Pod, PriorityClass
@@ -19,6 +20,8 @@ class AuditContext:
     critical: frozenset[str]
     # The lowest value in the critical tier; None when there is no such tier.
     critical_floor: int | None
+    # The cluster's KubeSchedulerConfiguration (parsed); None: the default profile.
+    scheduler_config: dict[str, Any] | None = None
 
     def is_high(self, pod: Pod) -> bool:
         """A pod of the critical tier or above, system pods included."""
@@ -36,7 +39,11 @@ class AuditContext:
         )
 
 
-def audit_context(index: PlanIndex, critical_classes: Collection[str] = ()) -> AuditContext:
+def audit_context(
+    index: PlanIndex,
+    critical_classes: Collection[str] = (),
+    scheduler_config: dict[str, Any] | None = None,
+) -> AuditContext:
     missing = index.missing_class_keys
     used = frozenset(
         p.priority_class_name
@@ -61,4 +68,4 @@ def audit_context(index: PlanIndex, critical_classes: Collection[str] = ()) -> A
         top = max(values) if len(values) >= 2 else None
         critical = frozenset(c.name for c in user_used if c.value == top)
     floor = min((index.classes[n].value for n in critical), default=None)
-    return AuditContext(index, critical, floor)
+    return AuditContext(index, critical, floor, scheduler_config)

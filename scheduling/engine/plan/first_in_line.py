@@ -221,9 +221,12 @@ def first_in_line(
     memory_bytes: int = DEFAULT_MEMORY_BYTES,
     limit: int = DEFAULT_LIMIT,
     on_run: Callable[[int, int], None] | None = None,
+    scheduler_config: dict[str, Any] | None = None,
 ) -> FirstInLine:
     """Every app with running pods, ranked by how much higher-priority demand of the
-    given size the cluster absorbs before preemption takes one of its pods.
+    given size the cluster absorbs before preemption takes one of its pods; the probes
+    run under ``scheduler_config`` (the cluster's KubeSchedulerConfiguration; None: the
+    default profile).
 
     ``on_run(done, total)``: called before each level's run and once at the end, so a
     caller can show how far it is (the runs are the whole cost)."""
@@ -259,7 +262,12 @@ def first_in_line(
         if reachable:
             if on_run is not None:
                 on_run(len(runs), total)
-            answer = capacity(cluster, probe_pod(level, cpu_millis, memory_bytes), limit=limit)
+            answer = capacity(
+                cluster,
+                probe_pod(level, cpu_millis, memory_bytes),
+                limit=limit,
+                scheduler_config=scheduler_config,
+            )
             hits = first_hits(answer)
             runs.append(LevelRun(level, len(refs), answer.placed, len(answer.victims)))
         else:

@@ -24,17 +24,24 @@ from scheduling.engine.hypothetical import (
     split_priority_classes,
     with_priority_classes,
 )
+from scheduling.engine.profile import DEFAULT_SCHEDULER_NAME
 from scheduling.engine.workload import TooManyReplicas, admit, expand_workload, workload_objects
 from scheduling.management.inputs import (
+    add_scheduler_arguments,
     add_stored_snapshot_arguments,
     files_cluster,
     read_input,
+    scheduler_choice,
     stored_snapshot_cluster,
 )
+from scheduling.profile_difference import difference_sentence
 from scheduling.reports import gates
 from scheduling.reports.escaping import plain
 from scheduling.reports.markdown import render_markdown, render_workload_markdown
+from scheduling.reports.profile import profile_lines
 from scheduling.reports.text import render_capacity_text, render_text, render_workload_text
+from scheduling.scheduler_config import SchedulerChoice
+from scheduling.services import engine_profile
 from scheduling.workloads import WorkloadRun
 
 
@@ -109,6 +116,7 @@ class Command(BaseCommand):
             "the cluster stands, by preempting, and what each costs (the gates, "
             "--recreate-victims and --timeline do not apply)",
         )
+        add_scheduler_arguments(parser)
         parser.add_argument(
             "--fail-on-preempt", action="store_true", help="fail when the pod would preempt any pod"
         )
@@ -173,6 +181,7 @@ class Command(BaseCommand):
         options: dict[str, Any],
         chosen: list[gates.Gate],
         snapshot_name: str,
+        scheduler: SchedulerChoice,
     ) -> None:
         """A Deployment, ReplicaSet, StatefulSet, Job, List or several documents: the
         workload contract (json), the short report (text) or a PR comment (markdown);
@@ -187,16 +196,25 @@ class Command(BaseCommand):
                 returncode=gates.BAD_INPUT,
             ) from None
         admit(workload, cluster.resolver)
-        sim = simulate(
-            cluster,
-            workload.pods,
-            recreate_victims=options["recreate_victims"],
-            timeline=options["timeline"],
+
+        def run_under(config: dict[str, Any] | None) -> tuple[Any, WorkloadRun]:
+            sim = simulate(
+                cluster,
+                workload.pods,
+                recreate_victims=options["recreate_victims"],
+                timeline=options["timeline"],
+                **engine_profile(config),
+            )
+            return sim, WorkloadRun.from_simulation(sim, workload)
+
+        sim, run = run_under(scheduler.effective)
+        difference = (
+            "" if scheduler.is_default else difference_sentence(scheduler, run, run_under(None)[1])
         )
-        run = WorkloadRun.from_simulation(sim, workload)
+        self._profile(options, scheduler, difference)
         failed = gates.failures_of_run(chosen, run)
         if options["format"] == "json":
-            self.stdout.write(json.dumps(sim.to_dict(), indent=2))
+            self.stdout.write(json.dumps(self._contract(sim.to_dict(), scheduler), indent=2))
         elif options["format"] == "markdown":
             self.stdout.write(
                 render_workload_markdown(run, snapshot=snapshot_name, gate_failures=failed),
@@ -213,6 +231,7 @@ class Command(BaseCommand):
         objects: list[Any],
         options: dict[str, Any],
         chosen: list[gates.Gate],
+        scheduler: SchedulerChoice,
     ) -> None:
         """How many replicas of one Pod fit: the answer's JSON, or the page's sentence and
         the replicas as text."""
@@ -230,10 +249,13 @@ class Command(BaseCommand):
         ]
         if unused:
             raise InvalidInput(f"--capacity does not take {unused[0]}")
-        answer = capacity(cluster, objects[0], limit=options["capacity"])
+        answer = capacity(
+            cluster, objects[0], limit=options["capacity"], **engine_profile(scheduler.effective)
+        )
         if options["format"] == "json":
-            self.stdout.write(json.dumps(answer.to_dict(), indent=2))
+            self.stdout.write(json.dumps(self._contract(answer.to_dict(), scheduler), indent=2))
         else:
+            self._profile(options, scheduler, "")
             self.stdout.write(render_capacity_text(answer), ending="")
 
     def _config(self, options: dict[str, Any]) -> EngineConfig:
@@ -258,6 +280,24 @@ class Command(BaseCommand):
                 returncode=gates.BAD_INPUT,
             )
         return config
+
+    def _profile(
+        self, options: dict[str, Any], scheduler: SchedulerChoice, difference: str
+    ) -> None:
+        """The profile's lines before a text or Markdown report (none for the default)."""
+        if options["format"] == "json":
+            return
+        lines = profile_lines(scheduler, difference, markdown=options["format"] == "markdown")
+        if lines:
+            self.stdout.write("\n".join(lines) + "\n\n", ending="")
+
+    @staticmethod
+    def _contract(body: dict[str, Any], scheduler: SchedulerChoice) -> dict[str, Any]:
+        """The contract with the profile as this command chose it (the engine cannot know
+        a configuration came from the snapshot or a preset)."""
+        if not scheduler.is_default or "scheduler_profile" in body:
+            body["scheduler_profile"] = scheduler.profile()
+        return body
 
     def _check_protected(self, options: dict[str, Any], cluster: Cluster) -> None:
         """A --protect class the snapshot lacks is a typo: a gate that could never fail."""
@@ -312,6 +352,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         chosen = self._gates(options)
         given_classes = self._classes(options)
+        scheduler = scheduler_choice(options)
         try:
             cluster, snapshot_name, pod_path = self._cluster(options)
             classes, objects = split_priority_classes(workload_objects(self._pod_file(pod_path)))
@@ -320,7 +361,7 @@ class Command(BaseCommand):
             cluster = with_priority_classes(cluster, classes + given_classes)
             self._check_protected(options, cluster)
             if options["capacity"] is not None:
-                self._capacity(cluster, objects, options, chosen)
+                self._capacity(cluster, objects, options, chosen, scheduler)
                 return
             if (
                 len(objects) != 1
@@ -328,14 +369,26 @@ class Command(BaseCommand):
                 or options["recreate_victims"]
                 or options["timeline"]
             ):
-                self._workload(cluster, objects, options, chosen, snapshot_name)
+                self._workload(cluster, objects, options, chosen, snapshot_name, scheduler)
                 return
-            result = analyze(cluster, objects[0], self._config(options))
+            config = self._config(options)
+            result = analyze(cluster, objects[0], config, **engine_profile(scheduler.effective))
+            difference = ""
+            if not scheduler.is_default:
+                default = analyze(cluster, objects[0], config)
+                spec = objects[0].get("spec") or {}
+                difference = difference_sentence(
+                    scheduler,
+                    result.explanation,
+                    default.explanation,
+                    scheduler_name=spec.get("schedulerName") or DEFAULT_SCHEDULER_NAME,
+                )
         except InvalidInput as e:
             raise CommandError(plain(e), returncode=gates.BAD_INPUT) from None
         failed = gates.failures(chosen, result.explanation)
+        self._profile(options, scheduler, difference)
         if options["format"] == "json":
-            self.stdout.write(json.dumps(result.to_dict(), indent=2))
+            self.stdout.write(json.dumps(self._contract(result.to_dict(), scheduler), indent=2))
         elif options["format"] == "markdown":
             self.stdout.write(
                 render_markdown(result.explanation, snapshot=snapshot_name, gate_failures=failed),

@@ -33,6 +33,8 @@ def test_the_rules_and_their_order() -> None:
         "long-grace-low-priority",
         "besteffort-high-priority",
         "daemonset-below-neighbours",
+        "preemption-disabled",
+        "pods-without-profile",
         "equal-priority-block",
         "never-preempting-class",
         "unused-class",
@@ -49,6 +51,7 @@ def test_the_rules_and_their_order() -> None:
                 "Pod Priority and Preemption",
                 "pod-preemption.md",
                 "pod-priority-api.md",
+                "Configure Multiple Schedulers",
             )
         ), rule.id
 

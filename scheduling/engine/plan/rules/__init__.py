@@ -14,7 +14,7 @@ from ..finding import (
     Rule,
 )
 from ..thresholds import LONG_GRACE_SECONDS
-from . import budgets, classes, placement, pods
+from . import budgets, classes, placement, pods, profiles
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -121,6 +121,22 @@ RULES: tuple[Rule, ...] = (
         f"below it ({PREEMPTION_DESIGN}), so ranked below its neighbours it can come back to "
         "a node with no room and stay pending.",
         placement.daemonset_below_neighbours,
+    ),
+    Rule(
+        "preemption-disabled",
+        WARNING,
+        "A profile without DefaultPreemption at PostFilter never evicts anything "
+        "(kube-scheduler's framework runs PostFilter plugins only when a pod fits nowhere), "
+        f"so PriorityClasses order the queue but no longer make room ({CONCEPT_PAGE}).",
+        profiles.preemption_disabled,
+    ),
+    Rule(
+        "pods-without-profile",
+        WARNING,
+        "kube-scheduler schedules only the pods whose spec.schedulerName names one of its "
+        "profiles; a pod naming another waits for a scheduler of that name, forever if none "
+        "runs (kubernetes.io, Configure Multiple Schedulers).",
+        profiles.pods_without_profile,
     ),
     Rule(
         "equal-priority-block",

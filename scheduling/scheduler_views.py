@@ -1,0 +1,48 @@
+"""The snapshot's Scheduler tab: the configuration its what-ifs and its plan run under,
+and the form that sets it (a preset, a pasted or uploaded configuration) or clears it."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+from django.views.decorators.http import require_http_methods
+
+from clusters.selectors import snapshot_get
+from scheduling import scheduler_config
+from scheduling.presenters.profiles import scheduler_tab
+from scheduling.profile_forms import SchedulerConfigForm
+
+
+@require_http_methods(["GET", "POST"])
+def snapshot_scheduler(request: HttpRequest, snapshot_id: int) -> HttpResponse:
+    """/snapshots/{id}/scheduler/: the profiles, their plugins and changed arguments;
+    POST sets the snapshot's configuration (or, with ``clear``, goes back to the default)."""
+    # Only the owner's snapshots are found: anyone else gets 404, as on every tab.
+    snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
+    form = SchedulerConfigForm(initial={"scheduler_preset": snapshot.scheduler_preset})
+    status = 200
+    if request.method == "POST":
+        if "clear" in request.POST:
+            scheduler_config.snapshot_scheduler_set(snapshot=snapshot, choice=None)
+            messages.success(
+                request, "The snapshot runs under kube-scheduler's default profile again."
+            )
+            return redirect("scheduling:snapshot-scheduler", snapshot.pk)
+        form = SchedulerConfigForm(request.POST, request.FILES)
+        if form.is_valid():
+            scheduler_config.snapshot_scheduler_set(snapshot=snapshot, choice=form.choice)
+            messages.success(
+                request, "Saved: new what-ifs and the plan of this snapshot use this configuration."
+            )
+            return redirect("scheduling:snapshot-scheduler", snapshot.pk)
+        status = 400
+    choice = scheduler_config.snapshot_choice(snapshot)
+    ctx = {
+        "snapshot": snapshot,
+        "form": form,
+        "config_text": scheduler_config.choice_as_text(choice),
+        **scheduler_tab(choice, snapshot.scheduler_origin),
+    }
+    return TemplateResponse(request, "scheduling/snapshot_scheduler.html", ctx, status=status)
