@@ -20,10 +20,10 @@ from clusters.ingest.scrub import scrub_report_lines
 from config.leases import LeasedWork
 from scheduling.constants import (
     ACTIVE_STATUSES,
+    ANALYSIS_OUTCOMES,
     AnalysisKind,
     AnalysisSource,
     AnalysisStatus,
-    Outcome,
 )
 from scheduling.engine import Explanation
 from scheduling.engine.capacity import Capacity, RoomByClass
@@ -60,8 +60,9 @@ class Analysis(LeasedWork):
         max_length=16, choices=AnalysisStatus.choices, default=AnalysisStatus.QUEUED
     )
     error = models.TextField(blank=True, default="")
-    # Copied from the explanation's outcome for lists and filters.
-    outcome = models.CharField(max_length=16, choices=Outcome.choices, blank=True, default="")
+    # Copied from the answer for lists and filters: a pod's (or a capacity what-if's)
+    # fits/preempts/unschedulable, a workload's all-run/some-run/none-run.
+    outcome = models.CharField(max_length=16, choices=ANALYSIS_OUTCOMES, blank=True, default="")
     created = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -169,14 +170,15 @@ class Analysis(LeasedWork):
     @property
     def result(self) -> dict[str, Any] | None:
         """The result contract of DESIGN.md (what the API and ``whatif --format json`` give):
-        the workload contract for a workload, the result contract for a pod, the capacity
+        the workload contract with the workload's ``outcome`` (all-run, some-run, none-run)
+        for a workload, the result contract for a pod, the capacity
         answer (Capacity.to_dict() or RoomByClass.to_dict()) for a capacity what-if."""
         if self.is_capacity:
             room = self.room
             return room.to_dict() if room is not None else None
         if self.is_workload:
             run = self.run
-            return run.contract if run is not None else None
+            return run.result if run is not None else None
         ex = self.explained
         return ex.to_contract() if ex is not None else None
 

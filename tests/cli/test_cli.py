@@ -256,3 +256,20 @@ def test_plan_passes_first_in_line_on(run_cli: Any) -> None:
     assert body["first_in_line"][0]["app"] == "Deployment default/purple"
     bad = run_cli("plan", str(DEMO), "--first-in-line", "--size", "1")
     assert bad.returncode == 2 and "--size" in bad.stderr.decode()
+
+
+def test_the_installed_cli_prints_the_workloads_outcome(run_cli: Any, tmp_path: Path) -> None:
+    """Ten cat-1 replicas of 175m / 256Mi on the demo: 8 find room, 2 stay pending."""
+    work = tmp_path / "web.yaml"
+    work.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\n"
+        "spec:\n  replicas: 10\n  selector: {matchLabels: {app: web}}\n  template:\n"
+        "    metadata: {labels: {app: web}}\n    spec:\n      priorityClassName: cat-1\n"
+        "      containers:\n      - name: main\n        image: registry.k8s.io/pause:3.10\n"
+        "        resources: {requests: {cpu: 175m, memory: 256Mi}}\n"
+    )
+    r = run_cli("whatif", str(DEMO), "-f", str(work), "--format", "json")
+    assert r.returncode == 0, r.stderr.decode()
+    answer = json.loads(r.stdout)
+    assert answer["outcome"] == "some-run"
+    assert sum(p["final"] == "bound" for p in answer["pods"]) == 8

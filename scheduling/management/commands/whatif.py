@@ -194,7 +194,7 @@ class Command(BaseCommand):
         run = WorkloadRun.from_simulation(sim, workload)
         failed = gates.failures_of_run(chosen, run)
         if options["format"] == "json":
-            self.stdout.write(json.dumps(sim.to_dict(), indent=2))
+            self.stdout.write(json.dumps(run.result, indent=2))
         elif options["format"] == "markdown":
             self.stdout.write(
                 render_workload_markdown(run, snapshot=snapshot_name, gate_failures=failed),
