@@ -22,12 +22,12 @@ from scheduling.engine.hypothetical import (
     split_priority_classes,
     with_priority_classes,
 )
-from scheduling.engine.workload import TooManyReplicas, admit, expand_workload, workload_objects
+from scheduling.engine.workload import TooManyReplicas, admit, expand_workload
 from scheduling.management.inputs import (
     add_stored_snapshot_arguments,
     files_cluster,
-    read_input,
     stored_snapshot_cluster,
+    whatif_objects,
 )
 from scheduling.reports import gates
 from scheduling.reports.escaping import plain
@@ -297,7 +297,7 @@ class Command(BaseCommand):
         given_classes = self._classes(options)
         try:
             cluster, snapshot_name, pod_path = self._cluster(options)
-            classes, objects = split_priority_classes(workload_objects(read_input(pod_path)))
+            classes, objects = split_priority_classes(whatif_objects(pod_path))
             # The what-if's own classes, in effect for everything below (admission, the
             # gates' class names, the run); the file's first, then the options'.
             cluster = with_priority_classes(cluster, classes + given_classes)
