@@ -266,6 +266,45 @@ def preemptor_pod(name: str, *, most_free_millicpu: int) -> dict[str, Any]:
     }
 
 
+def spread_deployment(replicas: int, *, priority_class: str = "") -> dict[str, Any]:
+    """A Deployment whose replicas are kept apart (one per node, even across zones): a
+    workload what-if of many long cycles (the probe's long run, the cancellation test's)."""
+    labels = {"app": "probe"}
+    spec: dict[str, Any] = {
+        "containers": [{"name": "c", "resources": {"requests": {"cpu": "6", "memory": "8Gi"}}}],
+        "affinity": {
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [
+                    {
+                        "labelSelector": {"matchLabels": labels},
+                        "topologyKey": "kubernetes.io/hostname",
+                    }
+                ]
+            }
+        },
+        "topologySpreadConstraints": [
+            {
+                "maxSkew": 1,
+                "topologyKey": "topology.kubernetes.io/zone",
+                "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": labels},
+            }
+        ],
+    }
+    if priority_class:
+        spec["priorityClassName"] = priority_class
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "probe", "namespace": "default"},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": spec},
+        },
+    }
+
+
 def generate(
     nodes: int, pods: int, pdbs: int, seed: int = 0, decorate: bool = False
 ) -> dict[str, Any]:

@@ -49,6 +49,36 @@ BASE = f"http://127.0.0.1:{PORT}"
 PASSWORD = "load-password-not-secret"
 
 
+def manage_py_shell(script: str, env: dict[str, str]) -> str:
+    """What ``script`` printed, run by manage.py shell with ``env``."""
+    return subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", script],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+
+
+def login(base: str, username: str, password: str) -> Any:
+    """A urllib opener holding ``username``'s session on the app served at ``base``."""
+    jar = http.cookiejar.CookieJar()
+    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    page = browser.open(base + "/accounts/login/").read().decode()
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+    browser.open(
+        urllib.request.Request(
+            base + "/accounts/login/",
+            data=urllib.parse.urlencode(
+                {"username": username, "password": password, "csrfmiddlewaretoken": csrf}
+            ).encode(),
+            headers={"Referer": base + "/accounts/login/"},
+        )
+    ).read()
+    return browser
+
+
 def setup(env: dict[str, str]) -> tuple[int, str, str]:
     """(analysis id, API token, share token) of a finished analysis on 2,000 nodes."""
     script = """
@@ -73,14 +103,7 @@ link = services.share_link_create(analysis=a)
 token, _ = Token.objects.get_or_create(user=user)
 print('IDS', a.pk, token.key, link.token, len(a.result['rejected_nodes']))
 """.replace("PASSWORD", PASSWORD)
-    out = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", script],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+    out = manage_py_shell(script, env)
     fields = out.split("IDS ")[-1].split()
     if len(fields) != 4:
         raise RuntimeError(f"setup printed {out!r}")
@@ -223,19 +246,7 @@ def main() -> int:
                 break
             except Exception:
                 time.sleep(0.2)
-        jar = http.cookiejar.CookieJar()
-        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-        page = browser.open(BASE + "/accounts/login/").read().decode()
-        csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)  # type: ignore[union-attr]
-        browser.open(
-            urllib.request.Request(
-                BASE + "/accounts/login/",
-                data=urllib.parse.urlencode(
-                    {"username": "load", "password": PASSWORD, "csrfmiddlewaretoken": csrf}
-                ).encode(),
-                headers={"Referer": BASE + "/accounts/login/"},
-            )
-        ).read()
+        browser = login(BASE, "load", PASSWORD)
         plain = urllib.request.build_opener()
         auth = {"Authorization": f"Token {token}", "Accept": "application/json"}
         api = f"{BASE}/api/analyses/{pk}/"

@@ -28,6 +28,8 @@ from config.faults import BrokerUnavailable, is_database_fault, publish
 from config.incidents import record_incident
 from config.input_limits import unstorable_value
 from config.leases import lease_heartbeat, lease_release_fields
+from scheduling.budgets import unfinished_slot
+from scheduling.cancellation import keep_running_slots
 from scheduling.engine import InvalidInput
 from scheduling.engine.collector import collector_paused
 
@@ -114,7 +116,8 @@ def snapshot_create(
         progress_note="Waiting for a worker" if run_async else "Reading",
     )
     if not run_async:
-        snapshot.save()
+        with unfinished_slot(owner=owner):  # an ingesting snapshot is unfinished work
+            snapshot.save()
         files = [UploadedFile(name=f.name, data=f.read()) for f in files]  # small: at most
         snapshot_ingest_files(snapshot=snapshot, files=files)  # SNAPSHOT_ASYNC_INGEST_BYTES
         if snapshot.is_failed:
@@ -124,7 +127,7 @@ def snapshot_create(
         return snapshot
 
     snapshot.enqueued_at = timezone.now()
-    with transaction.atomic():
+    with unfinished_slot(owner=owner):  # refused (429): no row, no part of the upload kept
         snapshot.save()
         # Part by part, each written before the next is read: the web process holds
         # one part of the upload at a time, never all of it.
@@ -250,7 +253,11 @@ def snapshot_fail(*, snapshot: models.Snapshot, error: str) -> None:
 
 
 def snapshot_delete(*, snapshot: models.Snapshot) -> None:
-    snapshot.delete()
+    """Deletes the snapshot and its analyses; their runs already going keep the owner's
+    slots until they stop (scheduling/cancellation.py)."""
+    with transaction.atomic():
+        keep_running_slots(owner=snapshot.owner, analyses=snapshot.analyses.all())
+        snapshot.delete()
 
 
 # -- the ingest itself (clusters/ingest/pipeline.py does the work) ---------------------

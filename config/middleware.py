@@ -17,6 +17,7 @@ from django.template.loader import render_to_string
 
 from config.faults import DATABASE_UNAVAILABLE, BrokerUnavailable, is_database_fault
 from config.incidents import record_incident
+from config.input_limits import body_too_large
 
 log = logging.getLogger(__name__)
 
@@ -193,3 +194,33 @@ class SecurityHeadersMiddleware:
             for header, value in SHARE_HEADERS.items():
                 response[header] = value
         return response
+
+
+class SubmissionBodyMiddleware:
+    """A what-if's request body beyond PREEMPTLAB_SUBMISSION_MAX_BYTES is refused (400)
+    before the CSRF check or DRF read it: Django's DATA_UPLOAD_MAX_MEMORY_SIZE is one
+    number for every route, and the snapshot upload must keep taking large bodies.
+    The views that take a what-if carry config.input_limits.submission_body."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(
+        self, request: HttpRequest, view_func: Any, view_args: Any, view_kwargs: Any
+    ) -> HttpResponse | None:
+        view_class = getattr(view_func, "view_class", None)
+        marked = getattr(view_func, "submission_body", False) or getattr(
+            view_class, "submission_body", False
+        )
+        if not marked or request.method != "POST":
+            return None
+        message = body_too_large(request)
+        if message is None:
+            return None
+        if request.path.startswith("/api/"):
+            return JsonResponse({"non_field_errors": [message]}, status=400)
+        html = render_to_string("400.html", {"message": message, "user": AnonymousUser()})
+        return HttpResponse(html, status=400)

@@ -93,6 +93,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "config.middleware.SubmissionBodyMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -179,7 +180,9 @@ STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 # Uploads: MAX_UPLOAD_MB bounds one snapshot upload (all its files together).
 MAX_UPLOAD_BYTES = env("MAX_UPLOAD_MB") * 1024 * 1024
 # What one file may hold once read: a gzipped dump expanded, or YAML aliases expanded.
-MAX_UNCOMPRESSED_BYTES = env.int("MAX_UNCOMPRESSED_MB", default=1024) * 1024 * 1024
+# 2 GiB: room for the largest dumps measured (the ingest benchmark's 150,000 pods are
+# 1,338 MiB of kubectl JSON), and the most an ingest holds of any one file's bytes.
+MAX_UNCOMPRESSED_BYTES = env.int("MAX_UNCOMPRESSED_MB", default=2048) * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = 8 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = 100
@@ -247,12 +250,27 @@ PREEMPTLAB_ORPHAN_INGEST_SECONDS = env.int("PREEMPTLAB_ORPHAN_INGEST_SECONDS", d
 # How many pods one workload what-if may create (every pod is at least one scheduling
 # cycle on a worker; the engine's benchmark runs 1,000 small replicas in seconds).
 PREEMPTLAB_WORKLOAD_MAX_REPLICAS = env.int("PREEMPTLAB_WORKLOAD_MAX_REPLICAS", default=1000)
+# The most one what-if may submit, in bytes: the analyses API's request body, a pasted or
+# uploaded manifest, the command line's pod file. A workload and its classes are a few
+# KiB; one object's annotations may hold 256 KiB, as the API server allows.
+PREEMPTLAB_SUBMISSION_MAX_BYTES = env.int("PREEMPTLAB_SUBMISSION_MAX_BYTES", default=1024 * 1024)
+# The most a workload's pods may hold once its controllers are expanded, in bytes: 1,000
+# replicas of a pod template of 16 KiB (a real one is a few KiB). Its template is
+# copied into every replica, so its annotations count once per replica.
+PREEMPTLAB_WORKLOAD_MAX_BYTES = env.int("PREEMPTLAB_WORKLOAD_MAX_BYTES", default=16 * 1024 * 1024)
 
-# Throttling (config.throttling): failed logins in a sliding window, per account and per
-# address; API calls per user (token or session). 429 with Retry-After beyond them.
+# Throttling (config.throttling): failed logins in a sliding window, per account (from
+# anywhere) and per address and account; API calls per user (token or session). 429 with
+# Retry-After beyond them. Per address and account below per account: one address alone
+# cannot lock an account for everyone, and never locks out the accounts it did not try.
 PREEMPTLAB_LOGIN_WINDOW_SECONDS = env.int("PREEMPTLAB_LOGIN_WINDOW_SECONDS", default=900)
 PREEMPTLAB_LOGIN_FAILURES_PER_ACCOUNT = env.int("PREEMPTLAB_LOGIN_FAILURES_PER_ACCOUNT", default=10)
-PREEMPTLAB_LOGIN_FAILURES_PER_ADDRESS = env.int("PREEMPTLAB_LOGIN_FAILURES_PER_ADDRESS", default=50)
+PREEMPTLAB_LOGIN_FAILURES_PER_ADDRESS = env.int("PREEMPTLAB_LOGIN_FAILURES_PER_ADDRESS", default=5)
+# The reverse proxy's own addresses (IPs or CIDR networks, comma separated): only a request
+# from one of them has its X-Forwarded-For believed (the client address the login throttle
+# counts), and gunicorn.conf.py gives the same list to gunicorn's forwarded_allow_ips.
+# Empty (the default): nobody is believed, every address is the connection's own.
+PREEMPTLAB_PROXY_ADDRESSES = env.list("PREEMPTLAB_PROXY_ADDRESSES", default=[])
 PREEMPTLAB_API_RATE = env.str("PREEMPTLAB_API_RATE", default="1200/min")
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},

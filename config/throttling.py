@@ -1,4 +1,4 @@
-"""Throttling: failed logins per account and per address, API calls per token.
+"""Throttling: failed logins per account and per address and account, API calls per token.
 
 Counts live in the "throttle" cache: Redis when REDIS_URL is set (shared by every web
 process), this process's memory on the embedded default (one web process). A refused
@@ -8,13 +8,15 @@ request answers 429 with Retry-After, on the login page as in the API.
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import logging
 import time
 from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import AuthenticationForm, UsernameField
 from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.response import TemplateResponse
@@ -65,32 +67,65 @@ class ApiRateThrottle(UserRateThrottle):
         return FailOpenCache()
 
 
-def _key(kind: str, value: str) -> str:
+def _key(kind: str, *values: str) -> str:
     # Hashed: a username or an address never appears as a cache key in clear.
+    value = "\0".join(values)
     return f"login-failures:{kind}:{hashlib.sha256(value.encode()).hexdigest()[:32]}"
 
 
-def _address(request: HttpRequest) -> str:
-    return str(request.META.get("REMOTE_ADDR") or "unknown")
+def login_username(raw: object) -> str:
+    """The account a login form's username names, folded as the login itself folds it:
+    stripped and NFKC-normalised by the form's UsernameField (full-width or
+    mathematical-bold ``alice`` is ``alice``), case kept, since ModelBackend looks the
+    username up exactly."""
+    user_model = get_user_model()
+    field = user_model._meta.get_field(user_model.USERNAME_FIELD)
+    # The length AuthenticationForm gives the field: beyond it, nothing is folded.
+    max_length = getattr(field, "max_length", None) or 254  # as AuthenticationForm
+    return str(UsernameField(max_length=max_length).to_python(str(raw or "")))
+
+
+def _network(address: str, networks: list[str]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+        return any(ip in ipaddress.ip_network(n, strict=False) for n in networks)
+    except ValueError:
+        return False
+
+
+def client_address(request: HttpRequest) -> str:
+    """The address a request came from: the connection's, unless that is one of the
+    PREEMPTLAB_PROXY_ADDRESSES; then the nearest X-Forwarded-For hop that is not a proxy
+    of ours (hops further left were written by the client and prove nothing)."""
+    remote = str(request.META.get("REMOTE_ADDR") or "unknown")
+    proxies = list(settings.PREEMPTLAB_PROXY_ADDRESSES)
+    if not _network(remote, proxies):
+        return remote
+    hops = [h.strip() for h in str(request.META.get("HTTP_X_FORWARDED_FOR", "")).split(",")]
+    for hop in reversed([h for h in hops if h]):
+        if not _network(hop, proxies):
+            return hop
+    return remote
 
 
 class LoginFailures:
-    """Failed logins in a sliding window: per account (someone guessing one password)
-    and per address (someone trying many accounts). Beyond either limit every try is
-    refused, the right password included, until the window has passed."""
+    """Failed logins in a sliding window: per account from anywhere (someone guessing
+    one password), and per address and account (the same guessing from one place, with
+    a lower limit). Beyond either, every try at that account is refused, the right
+    password included, until the window has passed; no count spans accounts, so failures
+    at other accounts, from the same address or a proxy shared with it, refuse nobody."""
 
     def __init__(self, request: HttpRequest) -> None:
         self.cache = FailOpenCache()
         self.window = int(settings.PREEMPTLAB_LOGIN_WINDOW_SECONDS)
-        username = str(request.POST.get("username") or "").strip().lower()
+        username = login_username(request.POST.get("username"))
         self.limits = [
             (_key("account", username), int(settings.PREEMPTLAB_LOGIN_FAILURES_PER_ACCOUNT)),
             (
-                _key("address", _address(request)),
+                _key("address-account", client_address(request), username),
                 int(settings.PREEMPTLAB_LOGIN_FAILURES_PER_ADDRESS),
             ),
         ]
-        self.account_key = self.limits[0][0]
 
     def _times(self, key: str) -> list[float]:
         now = time.time()
@@ -110,7 +145,8 @@ class LoginFailures:
             self.cache.set(key, [*self._times(key), time.time()], self.window)
 
     def forget_account(self) -> None:
-        self.cache.delete(self.account_key)
+        for key, _ in self.limits:
+            self.cache.delete(key)
 
 
 # Both forms that take a password: the app's login page and the admin's.

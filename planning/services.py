@@ -8,15 +8,12 @@ from clusters.models import Snapshot
 from config.recent import Recent
 from planning.plan import Plan, plan_of
 from scheduling.cluster_cache import cluster_cache_key
-from scheduling.engine.plan.first_in_line import FirstInLine, first_in_line
 from scheduling.services import snapshot_load
 
-# Answers this process gave lately: the tab, its forms and the API ask for the same plan
-# (and the same first-in-line ranking) again and again, and on a 150,000-pod cluster one
-# takes seconds.
+# Plans this process gave lately: the tab, its forms and the API ask for the same plan
+# again and again. (First-in-line rankings are stored work: planning/first_in_line.py.)
 _RECENT_ANSWERS = 8
 _plans: Recent[Hashable, Plan] = Recent(_RECENT_ANSWERS)
-_lines: Recent[Hashable, FirstInLine] = Recent(_RECENT_ANSWERS)
 
 
 class SnapshotNotReady(Exception):
@@ -43,22 +40,5 @@ def snapshot_plan(*, snapshot: Snapshot, critical_classes: Collection[str] = ())
     return _plans.get(key, compute)[0]
 
 
-def snapshot_first_in_line(
-    *, snapshot: Snapshot, cpu_millis: int, memory_bytes: int, limit: int
-) -> FirstInLine:
-    """The apps of a ready snapshot ranked by how soon preemption reaches them, for probe
-    pods of the size given, up to ``limit`` probes per priority level."""
-    if not snapshot.is_ready:
-        raise SnapshotNotReady(snapshot)
-    key = (cluster_cache_key(snapshot=snapshot), cpu_millis, memory_bytes, limit)
-
-    def compute() -> FirstInLine:
-        cluster, _ = snapshot_load(snapshot=snapshot)
-        return first_in_line(cluster, cpu_millis=cpu_millis, memory_bytes=memory_bytes, limit=limit)
-
-    return _lines.get(key, compute)[0]
-
-
 def plan_cache_clear() -> None:
     _plans.clear()
-    _lines.clear()

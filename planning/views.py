@@ -14,17 +14,21 @@ from clusters.selectors import snapshot_get
 from planning import selectors
 from planning.api.serializers import MAX_ID
 from planning.compare import Comparison
+from planning.first_in_line import first_in_line_request, ranking_line
 from planning.pictures import first_in_line_svg, ladder_svg
 from planning.plan import SEVERITIES, Plan, UnknownClasses
 from planning.reports import absorbed_words, first_in_line_heading, summary_sentence
 from planning.services import SnapshotNotReady
-from planning.services import snapshot_first_in_line as snapshot_first_in_line_of
 from planning.services import snapshot_plan as snapshot_plan_of
+from scheduling.budgets import TooManyUnfinished
 from scheduling.engine import InvalidInput
 from scheduling.engine.capacity import Size
 from scheduling.engine.objects import CPU, MEMORY
 from scheduling.engine.plan.first_in_line import DEFAULT_LIMIT, MAX_LIMIT
 from scheduling.engine.quantity import resource_value
+
+# htmx stops polling on this status (and swaps the answer in): the ranking is stored.
+STOP_POLLING = 286
 
 # Names shown in a list before the rest fold under "N more".
 LISTED = 20
@@ -192,7 +196,8 @@ def first_in_line_form(request: HttpRequest | None = None) -> FirstInLineForm:
 def snapshot_first_in_line(request: HttpRequest, pk: int) -> TemplateResponse:
     """/snapshots/{id}/plan/first-in-line/?cpu=1&memory=2Gi&limit=50: every app ranked by
     how soon preemption reaches it; the Plan tab's form loads it into its section (HTMX),
-    a plain GET gets the page."""
+    a plain GET gets the page. A worker ranks them (once per size and limit): until the
+    answer is stored the section says so and polls this URL, then the table swaps in."""
     snapshot = snapshot_get(user=request.user, snapshot_id=pk)
     ctx: dict[str, Any] = {"snapshot": snapshot}
     htmx = getattr(request, "htmx", None)
@@ -209,12 +214,25 @@ def snapshot_first_in_line(request: HttpRequest, pk: int) -> TemplateResponse:
         # htmx swaps only a 2xx answer: the errors come back in the section.
         return TemplateResponse(request, template, ctx, status=200 if partial else 400)
     data = form.cleaned_data
-    line = snapshot_first_in_line_of(
-        snapshot=snapshot,
-        cpu_millis=data["cpu_millis"],
-        memory_bytes=data["memory_bytes"],
-        limit=data["limit"],
-    )
+    try:
+        ranking = first_in_line_request(
+            snapshot=snapshot,
+            cpu_millis=data["cpu_millis"],
+            memory_bytes=data["memory_bytes"],
+            limit=data["limit"],
+            retry=request.GET.get("retry") == "1",
+        )
+    except TooManyUnfinished as e:
+        ctx["busy"] = e.message
+        return TemplateResponse(request, template, ctx, status=200 if partial else 429)
+    query = request.GET.copy()
+    query.pop("retry", None)
+    ctx |= {"ranking": ranking, "poll_url": f"{request.path}?{query.urlencode()}"}
+    line = ranking_line(ranking)
+    if line is None:
+        ctx["retry_url"] = f"{ctx['poll_url']}&retry=1"
+        status = 200 if ranking.is_active or not partial else STOP_POLLING
+        return TemplateResponse(request, template, ctx, status=status)
     page = paginate(request, list(enumerate(line.apps, 1)), per_page=LINE_PER_PAGE)
     ctx |= {
         "line": line,
@@ -227,4 +245,4 @@ def snapshot_first_in_line(request: HttpRequest, pk: int) -> TemplateResponse:
         "page": page,
         "query": query_without_page(request),
     }
-    return TemplateResponse(request, template, ctx)
+    return TemplateResponse(request, template, ctx, status=STOP_POLLING if partial else 200)

@@ -1,6 +1,7 @@
 """preemptlab mcp: the what-if, the priority plan and snapshot reading as tools of a
-Model Context Protocol server over stdio, for agents. Read-only: it reads files and,
-through kubectl, the current context; it writes nothing and stores nothing. The
+Model Context Protocol server over stdio, for agents. Read-only: it reads snapshot
+files under one folder (SnapshotRoot) and, through kubectl, the current context; it
+writes nothing but its temporary files and stores nothing. The
 answers are the JSON of ``preemptlab whatif --format json`` and ``preemptlab plan
 --format json``."""
 
@@ -16,32 +17,37 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from preemptlab.snapshot_root import SnapshotRoot
+
 # The stated size limits: a snapshot file and a manifest an agent may hand over.
 MAX_SNAPSHOT_BYTES = int(os.environ.get("PREEMPTLAB_MCP_MAX_SNAPSHOT_BYTES", 512 * 2**20))
 MAX_MANIFEST_BYTES = 1 * 2**20
+
+# Where snapshot files are read from: set by run() (--root, PREEMPTLAB_MCP_ROOT, or the
+# folder it was started in).
+ROOT = SnapshotRoot.at(os.curdir, MAX_SNAPSHOT_BYTES)
 
 INSTRUCTIONS = (
     "Ask what kube-scheduler would do with a pending Pod or a workload (Deployment, "
     "ReplicaSet, StatefulSet, Job) on a cluster snapshot file or the current kubectl "
     "context: the node, the pods it would preempt, the PodDisruptionBudgets it breaks and "
     f"why. Snapshot files up to {MAX_SNAPSHOT_BYTES // 2**20} MiB, manifests up to "
-    f"{MAX_MANIFEST_BYTES // 2**10} KiB. Nothing is written anywhere."
+    f"{MAX_MANIFEST_BYTES // 2**10} KiB; `snapshot_path` is a regular file under the "
+    "folder this server was started for (relative paths from there). Nothing is written "
+    "anywhere."
 )
 
 
 def _snapshot_file(snapshot_path: str | None, work: Path) -> str:
-    """The snapshot to read: the file given (checked against the limit), or the
-    current kubectl context read into ``work``."""
+    """The snapshot to read, as a file in ``work``: a copy of the file given, read under
+    the server's root within the limit (the commands then read only the copy), or the
+    current kubectl context."""
     from preemptlab.kube import Kubectl
 
     if snapshot_path:
-        size = Path(snapshot_path).stat().st_size
-        if size > MAX_SNAPSHOT_BYTES:
-            raise ValueError(
-                f"{snapshot_path} is {size / 2**20:.0f} MiB, above the "
-                f"{MAX_SNAPSHOT_BYTES // 2**20} MiB this server reads"
-            )
-        return snapshot_path
+        copy = work / f"snapshot-{Path(snapshot_path).name}"
+        copy.write_bytes(ROOT.read(snapshot_path))
+        return str(copy)
     return str(Kubectl().read(work / "live-cluster.json", quiet=True))
 
 
@@ -122,12 +128,16 @@ def _said(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
     return tool
 
 
-def run() -> None:
+def run(root: str | None = None) -> None:
     from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
 
     from preemptlab.cli import setup_django
 
+    global ROOT
+    ROOT = SnapshotRoot.at(
+        root or os.environ.get("PREEMPTLAB_MCP_ROOT") or os.getcwd(), MAX_SNAPSHOT_BYTES
+    )
     setup_django()
     server: MCPServer[Any] = MCPServer(name="preemptlab", instructions=INSTRUCTIONS)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)

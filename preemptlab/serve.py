@@ -11,9 +11,11 @@ import sys
 
 def serve(port: int) -> int:
     from preemptlab.cli import var_dir
+    from preemptlab.private import keep_private
 
     var = var_dir()
     var.mkdir(mode=0o700, parents=True, exist_ok=True)
+    keep_private(var)  # the web server and the worker below inherit the umask
     key = var / "secret_key"
     if not os.environ.get("SECRET_KEY") and not key.is_file():
         key.write_text(secrets.token_urlsafe(50))

@@ -11,11 +11,14 @@ so another user's what-if never waits behind more than that many of theirs.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
 
 from config.throttling import Busy
 from scheduling.constants import AnalysisStatus
@@ -81,23 +84,56 @@ UNFINISHED = (AnalysisStatus.QUEUED, AnalysisStatus.RUNNING)
 
 
 class TooManyUnfinished(Busy):
-    """The user has as many analyses queued or running as one user may (429)."""
+    """The user has as much work queued or running as one user may (429)."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         super().__init__(
-            f"You have {limit} analyses queued or running, as many as one user may have at "
-            "once (PREEMPTLAB_UNFINISHED_PER_USER): submit this one when one of them ends."
+            f"You have {limit} analyses, first-in-line rankings or snapshot uploads queued "
+            "or running, as many as one user may have at once (PREEMPTLAB_UNFINISHED_PER_USER): submit this one "
+            "when one of them ends."
         )
 
 
-def check_unfinished(*, owner: Any) -> None:
-    """Raises TooManyUnfinished when ``owner`` has the most unfinished analyses one user
-    may have. (Two submissions in the same instant may both pass: the limit is a
-    fairness bound, not an exact count.)"""
-    from scheduling.models import Analysis  # the models import this module's neighbours
+def unfinished_count(*, owner: Any) -> int:
+    """The owner's unfinished work: analyses and first-in-line rankings queued or running,
+    snapshots ingesting, and deleted analyses whose run has not yet stopped
+    (scheduling/cancellation.py)."""
+    # Imported here: the models import this module's neighbours.
+    from clusters.constants import SnapshotStatus
+    from clusters.models import Snapshot
+    from planning.models import FirstInLineRanking
+    from scheduling.cancellation import stopping_count
+    from scheduling.models import Analysis
 
+    analyses = Analysis.objects.filter(snapshot__owner=owner, status__in=UNFINISHED).count()
+    rankings = FirstInLineRanking.objects.filter(
+        snapshot__owner=owner, status__in=UNFINISHED
+    ).count()
+    ingests = Snapshot.objects.filter(owner=owner, status=SnapshotStatus.INGESTING).count()
+    return analyses + rankings + ingests + stopping_count(owner=owner)
+
+
+def check_unfinished(*, owner: Any) -> None:
+    """Raises TooManyUnfinished when ``owner`` has the most unfinished work one user may
+    have. Alone it only counts: a submission takes its place with ``unfinished_slot``,
+    which makes the count and the new row one step."""
     limit = int(settings.PREEMPTLAB_UNFINISHED_PER_USER)
-    unfinished = Analysis.objects.filter(snapshot__owner=owner, status__in=UNFINISHED)
-    if unfinished.count() >= limit:
+    if unfinished_count(owner=owner) >= limit:
         raise TooManyUnfinished(limit)
+
+
+@contextmanager
+def unfinished_slot(*, owner: Any) -> Iterator[None]:
+    """A transaction in which ``owner``'s unfinished work is counted and the new row (made
+    in the block) is written: TooManyUnfinished, and nothing written, past the limit.
+
+    The owner's user row is locked first (SELECT ... FOR UPDATE on PostgreSQL; SQLite
+    runs every transaction IMMEDIATE, one writer at a time), so concurrent submissions
+    of one user take their places one after another and never pass the limit together.
+    """
+    user_model = get_user_model()
+    with transaction.atomic():
+        user_model.objects.select_for_update().filter(pk=owner.pk).first()
+        check_unfinished(owner=owner)
+        yield

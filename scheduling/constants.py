@@ -57,9 +57,6 @@ ANALYSIS_OUTCOMES = [*Outcome.choices, *WorkloadOutcome.choices]
 # How many parsed clusters one worker process keeps (least recently used goes first).
 CLUSTER_CACHE_SIZE = 4
 
-# Largest manifest accepted (pasted or uploaded).
-MAX_MANIFEST_BYTES = 1024 * 1024
-
 # After this long queued, the result page says no worker seems to be taking analyses.
 STALE_QUEUED_SECONDS = 120
 

@@ -14,7 +14,6 @@ from django import forms
 
 from clusters.models import Snapshot
 from scheduling import submission
-from scheduling.constants import MAX_MANIFEST_BYTES
 from scheduling.engine.capacity import DEFAULT_LIMIT, MAX_LIMIT, Size
 from scheduling.engine.hypothetical import is_priority_class, priority_class_object
 from scheduling.engine.objects import ARRIVAL_SECONDS
@@ -162,13 +161,17 @@ class ManifestForm(forms.Form):
         upload = data.get("file")
         text: str | bytes = data.get("manifest") or ""
         source = "manifest"
-        if upload:
-            if upload.size > MAX_MANIFEST_BYTES:
-                self.add_error("file", f"The file is larger than {MAX_MANIFEST_BYTES:,} bytes.")
-                return data
-            text = upload.read()
-            source = upload.name
         try:
+            if upload:
+                # Refused before it is read, by its size on disk.
+                submission.submission_size_check(upload.size, field="file", what="The file")
+                text = upload.read()
+                source = upload.name
+            # The two manifests are one submission: together within the one limit.
+            later_text = self.cleaned_data.get("later") or ""
+            submission.submission_size_check(
+                _byte_length(text) + _byte_length(later_text), field="manifest"
+            )
             objects = submission.manifest_objects(text=text, source=source)
             later = self._later(objects)
             if later:
@@ -549,3 +552,7 @@ class RoomForm(forms.Form):
             except submission.PodRejected as e:
                 self.add_error(e.engine_field if e.engine_field in self.fields else None, e.message)
         return data
+
+
+def _byte_length(text: str | bytes) -> int:
+    return len(text.encode() if isinstance(text, str) else text)

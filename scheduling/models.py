@@ -12,6 +12,7 @@ import secrets
 from functools import cached_property
 from typing import Any
 
+from django.conf import settings
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
@@ -212,6 +213,21 @@ def capacity_from_json(data: dict[str, Any]) -> Capacity | RoomByClass:
 
 def new_share_token() -> str:
     return secrets.token_urlsafe(32)
+
+
+class StoppingRun(models.Model):
+    """A deleted analysis whose run had started: it still holds a worker, so it still
+    counts against its owner's unfinished work until the run notices and stops
+    (scheduling/cancellation.py)."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="stopping_runs"
+    )
+    analysis_id = models.BigIntegerField(db_index=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"analysis {self.analysis_id}, stopping"
 
 
 class ShareLinkQuerySet(models.QuerySet["ShareLink"]):

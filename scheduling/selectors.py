@@ -11,8 +11,11 @@ from django.db.models.functions import Coalesce, NullIf
 from django.http import Http404
 
 from clusters.models import Snapshot
-from scheduling.constants import AnalysisKind, Outcome, WorkloadOutcome
+from scheduling.constants import AnalysisKind, AnalysisStatus, Outcome, WorkloadOutcome
+from scheduling.engine import ENGINE_VERSION
+from scheduling.engine.capacity import Size
 from scheduling.models import Analysis, ShareLink
+from scheduling.services import room_pod_key
 
 
 def analysis_list(*, user: Any, snapshot: Snapshot | None = None) -> QuerySet[Analysis]:
@@ -152,3 +155,27 @@ class AnalysisFilters:
         if self.snapshot is not None:
             rows = rows.filter(snapshot_id=self.snapshot)
         return rows
+
+
+# Tables of one size looked through for the same limit (a user asks few limits per size).
+ROOM_TABLES_LOOKED_AT = 20
+
+
+def room_by_class_find(*, snapshot: Snapshot, size: Size, limit: int) -> Analysis | None:
+    """The room-per-tier table already asked of ``snapshot`` for this size and limit (with
+    no what-if classes): done by this engine, or still queued or running, so asking again
+    follows it instead of running the same loop again. None: not asked yet (or failed)."""
+    wanted = {"limit": limit, "objects": [], "size": size.to_dict()}
+    rows = (
+        Analysis.objects.filter(
+            snapshot=snapshot,
+            kind=AnalysisKind.CAPACITY,
+            parent__isnull=True,
+            pod_key=room_pod_key(size),
+            engine_version__in=("", ENGINE_VERSION),
+        )
+        .exclude(status=AnalysisStatus.FAILED)
+        .only("pk", "pod", "priority_classes", "snapshot_id")
+        .order_by("-created", "-id")[:ROOM_TABLES_LOOKED_AT]
+    )
+    return next((a for a in rows if a.pod == wanted and not a.priority_classes), None)

@@ -27,7 +27,8 @@ from clusters.selectors import snapshot_objects
 from config.faults import BrokerUnavailable, publish
 from config.leases import lease_heartbeat, lease_release_fields
 from scheduling import cluster_cache
-from scheduling.budgets import AnalysisBudget, OutOfTime, check_unfinished, result_too_large
+from scheduling.budgets import AnalysisBudget, OutOfTime, result_too_large, unfinished_slot
+from scheduling.cancellation import Cancelled, analysis_cancel, run_stopped
 from scheduling.constants import (
     AnalysisKind,
     AnalysisSource,
@@ -143,7 +144,7 @@ def analysis_create_capacity(
     stored: dict[str, Any] = {"limit": limit}
     if size is not None:
         stored |= {"objects": [], "size": size.to_dict()}
-        pod_key = f"every class, {size.cpu} CPU / {size.memory}"
+        pod_key = room_pod_key(size)
     else:
         try:
             pod_key = pod_validate(snapshot=snapshot, pod=pod, priority_classes=classes)
@@ -161,6 +162,11 @@ def analysis_create_capacity(
         source=source,
         priority_classes=classes,
     )
+
+
+def room_pod_key(size: Size) -> str:
+    """The lists' name of a room-per-tier table (one size in every user class)."""
+    return f"every class, {size.cpu} CPU / {size.memory}"
 
 
 def analysis_create_from_manifest(
@@ -247,7 +253,8 @@ class _Progress:
         if now - self.last < 0.5:
             return
         self.last = now
-        Analysis.objects.filter(pk=self.analysis_id).update(progress_cycle=cycle)
+        if not Analysis.objects.filter(pk=self.analysis_id).update(progress_cycle=cycle):
+            raise Cancelled  # the row was deleted: the run stops here
 
 
 def cycle_explanation_create(*, parent: Analysis, cycle: int) -> Analysis:
@@ -308,7 +315,6 @@ def _analysis_queue(**fields: Any) -> Analysis:
     """A queued analysis row and its message; the row is deleted again when the broker
     cannot take the message (BrokerUnavailable), so a refused request stores nothing.
     The submission is scrubbed first: no secret it carried is stored or shown."""
-    check_unfinished(owner=fields["snapshot"].owner)
     fields["pod"] = copy.deepcopy(fields["pod"])  # the caller's objects stay as given
     scrubbed = submission_scrub(fields["pod"])
     if fields.get("priority_classes"):
@@ -317,9 +323,10 @@ def _analysis_queue(**fields: Any) -> Analysis:
         for obj in fields["priority_classes"]:
             scrub_object(obj, report)
         scrubbed = dict(sorted(report.items()))
-    analysis = Analysis.objects.create(
-        status=AnalysisStatus.QUEUED, enqueued_at=timezone.now(), scrubbed=scrubbed, **fields
-    )
+    with unfinished_slot(owner=fields["snapshot"].owner):
+        analysis = Analysis.objects.create(
+            status=AnalysisStatus.QUEUED, enqueued_at=timezone.now(), scrubbed=scrubbed, **fields
+        )
     try:
         analysis_enqueue(analysis=analysis)
     except BrokerUnavailable:
@@ -407,14 +414,21 @@ def analysis_run(*, analysis_id: int, task_id: str = "") -> Analysis:
 
     A finished analysis is left as it is, and so is one another live task holds;
     a queued one runs; a running one whose worker died runs again. While it runs
-    a heartbeat keeps its lease, so the reconciler leaves it alone.
+    a heartbeat keeps its lease, so the reconciler leaves it alone. Deleted while it
+    runs, it stops (scheduling/cancellation.py) and its owner's slot is freed then.
     """
     task_id = task_id or f"direct-{uuid.uuid4().hex}"
     analysis, claimed = analysis_claim(analysis_id=analysis_id, task_id=task_id)
     if not claimed:
         return analysis
-    with lease_heartbeat(Analysis, analysis.pk, task_id):
-        return _analysis_compute(analysis)
+    try:
+        with lease_heartbeat(Analysis, analysis.pk, task_id):
+            return _analysis_compute(analysis)
+    except Cancelled:
+        logger.info("analysis %s was deleted while it ran; stopped", analysis_id)
+        return analysis
+    finally:
+        run_stopped(analysis_id=analysis_id)
 
 
 def _workload_compute(analysis: Analysis, cluster: Cluster, budget: AnalysisBudget) -> WorkloadRun:
@@ -614,8 +628,9 @@ def analysis_fail(*, analysis_id: int, error: str) -> Analysis:
 
 def analysis_delete(*, analysis: Analysis) -> None:
     """Deletes the analysis with its share links (they answer 404 from then on) and its
-    cycle explanations. A worker still running it finds no row to write to."""
-    analysis.delete()
+    cycle explanations. A run already going stops within a second, and counts against
+    its owner's unfinished work until it has (scheduling/cancellation.py)."""
+    analysis_cancel(analysis=analysis)
 
 
 def analysis_rerun(*, analysis: Analysis, snapshot: Snapshot) -> Analysis:
@@ -669,16 +684,16 @@ def analysis_retry(*, analysis: Analysis) -> Analysis:
     The row is queued first: if the broker is down (BrokerUnavailable), the
     reconciler sends its message once the broker is back.
     """
-    check_unfinished(owner=analysis.snapshot.owner)
-    Analysis.objects.filter(pk=analysis.pk).update(
-        status=AnalysisStatus.QUEUED,
-        error="",
-        started_at=None,
-        finished_at=None,
-        created=timezone.now(),
-        enqueued_at=timezone.now(),
-        **lease_release_fields(),
-    )
+    with unfinished_slot(owner=analysis.snapshot.owner):
+        Analysis.objects.filter(pk=analysis.pk).update(
+            status=AnalysisStatus.QUEUED,
+            error="",
+            started_at=None,
+            finished_at=None,
+            created=timezone.now(),
+            enqueued_at=timezone.now(),
+            **lease_release_fields(),
+        )
     analysis.refresh_from_db()
     analysis_enqueue(analysis=analysis)
     return analysis

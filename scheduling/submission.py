@@ -13,15 +13,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from django.conf import settings
 
+from clusters import models as cluster_models
+from clusters.ingest.bounds import check_columns
 from clusters.ingest.scrub import scrub_object
 from clusters.models import Snapshot
-from config.input_limits import unstorable_value
+from config.input_limits import annotations_too_long, submission_too_large, unstorable_value
 from config.kube_names import metadata_problem
-from scheduling.constants import MAX_MANIFEST_BYTES
-from scheduling.engine import Cluster, InvalidInput, analyze, load_cluster, read_documents
-from scheduling.engine.capacity import MAX_LIMIT, Size, check_limit, replica_set_of
+from scheduling.engine import Cluster, InvalidInput, Pod, analyze, load_cluster, read_documents
+from scheduling.engine.capacity import MAX_LIMIT, Size, check_limit, replica_set_of, room_pod
 from scheduling.engine.hypothetical import (
     priority_class_object,
     split_priority_classes,
@@ -66,19 +68,90 @@ NOT_AN_OBJECT = (
 )
 
 
+def submission_max_bytes() -> int:
+    """The most one what-if may submit (PREEMPTLAB_SUBMISSION_MAX_BYTES)."""
+    return int(settings.PREEMPTLAB_SUBMISSION_MAX_BYTES)
+
+
+def submission_size_check(size: int, *, field: str, what: str = "The submission") -> None:
+    """PodRejected under ``field`` when a what-if of ``size`` bytes is beyond the limit:
+    the API's body, a manifest, the command line's pod file."""
+    problem = submission_too_large(size, submission_max_bytes(), what)
+    if problem is not None:
+        raise PodRejected(problem, field=field)
+
+
+def _object_named(obj: dict[str, Any]) -> str:
+    meta = obj.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    name = str(meta.get("name") or "")[:80]
+    namespace = meta.get("namespace")
+    named = f"{namespace}/{name}" if namespace and name else name
+    return f"{obj.get('kind') or 'object'} {named}".strip()
+
+
+def annotations_check(objects: Iterable[Any], *, field: str) -> None:
+    """PodRejected under ``field``, naming the object, for annotations beyond what the
+    API server stores (256 KiB an object, its pod template's apart)."""
+    for obj in objects:
+        problem = annotations_too_long(obj) if isinstance(obj, dict) else None
+        if problem is not None:
+            raise PodRejected(f"{_object_named(obj)}: {problem}", field=field)
+
+
+def expanded_size_check(pods: list[dict[str, Any]], *, field: str) -> None:
+    """PodRejected under ``field`` when a workload's pods, as they would be stored, pass
+    PREEMPTLAB_WORKLOAD_MAX_BYTES: a template's 250 KiB annotation is 250 MB in 1,000
+    replicas. Counted pod by pod, stopping at the limit, so no more is encoded."""
+    limit = int(settings.PREEMPTLAB_WORKLOAD_MAX_BYTES)
+    total = 0
+    for count, pod in enumerate(pods, 1):
+        total += len(orjson.dumps(pod))
+        if total > limit:
+            raise PodRejected(
+                f"The workload's {len(pods):,} pods would be stored in more than {limit:,} "
+                f"bytes ({count:,} of them already are; the PREEMPTLAB_WORKLOAD_MAX_BYTES "
+                "setting): each replica carries its pod "
+                "template, annotations included. Leave the large annotations out of the "
+                "template, or simulate fewer replicas.",
+                field=field,
+            )
+
+
+def _requests_refusal(pods: Iterable[dict[str, Any]]) -> InvalidInput | None:
+    """The pods' requests as the scheduler keeps them (millicores, bytes), held to the
+    columns an uploaded pod is held to: a 5,001-digit cpu is refused here as there."""
+    parsed = [Pod.from_dict(p) for p in pods]
+    columns: dict[str, list[Any]] = {
+        "namespace": [p.namespace for p in parsed],
+        "name": [p.name for p in parsed],
+        "cpu_request": [p.requests.get("cpu", 0) for p in parsed],
+        "memory_request": [p.requests.get("memory", 0) for p in parsed],
+    }
+    try:
+        check_columns(cluster_models.Pod, columns)
+    except InvalidInput as e:
+        return e
+    return None
+
+
+def requests_check(pods: Iterable[dict[str, Any]], *, field: str) -> None:
+    """PodRejected under ``field``, naming the pod and the request, for a request beyond
+    what an uploaded pod may hold."""
+    refusal = _requests_refusal(pods)
+    if refusal is not None:
+        raise PodRejected(str(refusal), field=field, engine_field=refusal.field)
+
+
 def manifest_objects(*, text: str | bytes, source: str = "manifest") -> list[Any]:
     """The objects of a YAML or JSON manifest (several documents, ``List`` items spliced
     in); PodRejected (field "manifest") when it cannot be read or holds nothing."""
     data = text.encode() if isinstance(text, str) else text
     if not data.strip():
         raise PodRejected("Paste or upload a Pod or workload manifest.", field="manifest")
-    if len(data) > MAX_MANIFEST_BYTES:
-        raise PodRejected(
-            f"The manifest is {len(data):,} bytes; at most {MAX_MANIFEST_BYTES:,} are accepted.",
-            field="manifest",
-        )
+    submission_size_check(len(data), field="manifest", what="The manifest")
     try:
-        objects = workload_objects(read_documents(data, source, max_bytes=MAX_MANIFEST_BYTES))
+        objects = workload_objects(read_documents(data, source, max_bytes=submission_max_bytes()))
     except InvalidInput as e:
         raise PodRejected(str(e), field="manifest") from None
     problem = unstorable_value(objects, "manifest")
@@ -130,6 +203,7 @@ def priority_classes_check(
     problem = unstorable_value(classes, field)
     if problem is not None:
         raise PodRejected(f"{problem}; Kubernetes never writes such a value.", field=field)
+    annotations_check(classes, field=field)
     try:
         with_priority_classes(_snapshot_classes(snapshot), classes)
     except InvalidInput as e:
@@ -252,13 +326,17 @@ def pod_validate(
     problem = unstorable_value(pod)
     if problem is not None:
         raise PodRejected(problem)
+    annotations_check([pod], field="pod")
     named = metadata_problem(pod)
     if named is not None:
         raise PodRejected(f"{named[0]}: {named[1]}")
     try:
         analyze(_snapshot_classes(snapshot), pod, priority_classes=priority_classes or [])
+        requests_check([pod], field="pod")
     except InvalidInput as e:
         raise PodRejected(str(e), engine_field=e.field) from None
+    except PodRejected:
+        raise
     except Exception:  # the real run reports it with the full cluster
         logger.exception("pre-check of a submitted pod failed")
     return f"{meta.get('namespace') or 'default'}/{meta['name']}"
@@ -285,6 +363,7 @@ def workload_expand(
     problem = unstorable_value(objects, field)
     if problem is not None:
         raise PodRejected(f"{problem}; Kubernetes never writes such a value.", field=field)
+    annotations_check(objects, field=field)
     for i, obj in enumerate(objects):
         named = metadata_problem(obj) if isinstance(obj, dict) else None
         if named is not None:
@@ -292,7 +371,9 @@ def workload_expand(
     try:
         workload = expand_workload(objects, max_replicas=workload_max_replicas(), taken=taken)
         classes = with_priority_classes(_snapshot_classes(snapshot), priority_classes or [])
+        expanded_size_check(workload.pods, field=field)
         admit(workload, classes.resolver)
+        requests_check(workload.pods, field=field)
     except TooManyReplicas as e:
         raise PodRejected(
             f"{e}. The limit keeps one what-if within what a worker answers in seconds; "
@@ -317,16 +398,34 @@ def capacity_limit_check(limit: Any, *, field: str = "limit") -> int:
         ) from None
 
 
+# The longest quantity a capacity size may be written in: kubectl writes "15500m",
+# "512Mi"; the size is shown in the analysis' title (a column of 507 characters).
+MAX_QUANTITY_CHARS = 64
+
+
 def capacity_size_check(*, cpu: Any, memory: Any, field: str = "size") -> Size:
     """The size of the every-class table's pod, read as Kubernetes reads quantities."""
     if not isinstance(cpu, str) or not isinstance(memory, str):
         raise PodRejected(
             'Give the size as quantity strings: {"cpu": "2", "memory": "4Gi"}.', field=field
         )
+    for resource, raw in (("cpu", cpu), ("memory", memory)):
+        if len(raw.strip()) > MAX_QUANTITY_CHARS:
+            raise PodRejected(
+                f"{resource}: a quantity of {len(raw.strip()):,} characters; write it in at "
+                f'most {MAX_QUANTITY_CHARS}, as Kubernetes does ("2", "500m", "4Gi").',
+                field=field,
+                engine_field=resource,
+            )
     try:
-        return Size(cpu.strip(), memory.strip()).check()
+        size = Size(cpu.strip(), memory.strip()).check()
     except InvalidInput as e:
         raise PodRejected(str(e), field=field, engine_field=e.field) from None
+    refusal = _requests_refusal([room_pod(size, "size")])
+    if refusal is not None:
+        resource = (refusal.field or "cpu").rsplit(".", 1)[-1]
+        raise PodRejected(f"{resource}: {refusal.message}", field=field, engine_field=resource)
+    return size
 
 
 SCALABLE_OWNER_KINDS = ("ReplicaSet",)

@@ -31,6 +31,7 @@ from clusters.models import Snapshot
 from clusters.selectors import pod_manifest, snapshot_demo_find, snapshot_get, snapshot_list
 from clusters.services import snapshot_load_demo
 from config.faults import BrokerUnavailable
+from config.input_limits import submission_body
 from planning import selectors as planning_selectors
 from scheduling import rendered_cache, selectors, services, submission
 from scheduling.constants import (
@@ -165,6 +166,7 @@ def _int_or_none(text: str) -> int | None:
 NEW_ANALYSIS_MODES = ("manifest", "form")
 
 
+@submission_body
 @require_http_methods(["GET", "POST"])
 def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
     """One form with a tab per way to describe the pod; the chosen tab is the ``mode``
@@ -231,6 +233,7 @@ def demo_whatif(request: HttpRequest) -> HttpResponse:
     return HttpResponseRedirect(analysis.get_absolute_url())
 
 
+@submission_body
 @require_http_methods(["GET", "POST"])
 def snapshot_room(request: HttpRequest, snapshot_id: int) -> HttpResponse:
     """Room per tier: one size in every user PriorityClass at once. The form (its values
@@ -239,6 +242,12 @@ def snapshot_room(request: HttpRequest, snapshot_id: int) -> HttpResponse:
     snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
     form = RoomForm(request.POST or None, initial=RoomForm.initial_from(request.GET))
     if request.method == "POST" and form.is_valid():
+        # The same table asked again follows the one stored (one loop run per question).
+        stored = form.size and selectors.room_by_class_find(
+            snapshot=snapshot, size=form.size, limit=form.cleaned_data["limit"]
+        )
+        if stored:
+            return HttpResponseRedirect(stored.get_absolute_url())
         try:
             analysis = services.analysis_create_capacity(
                 snapshot=snapshot,
@@ -264,6 +273,7 @@ def snapshot_room(request: HttpRequest, snapshot_id: int) -> HttpResponse:
     )
 
 
+@submission_body
 @require_http_methods(["GET", "POST"])
 def analysis_scale_up(request: HttpRequest, snapshot_id: int, pod_id: int) -> HttpResponse:
     """'Scale this Deployment/ReplicaSet up by N': N more replicas of the pod's owner,
@@ -307,6 +317,7 @@ def analysis_scale_up(request: HttpRequest, snapshot_id: int, pod_id: int) -> Ht
     )
 
 
+@submission_body
 @require_http_methods(["GET", "POST"])
 def analysis_clone(request: HttpRequest, snapshot_id: int, pod_id: int) -> HttpResponse:
     """'What if this pod had class X': the pod cloned as pending with another class."""

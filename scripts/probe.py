@@ -11,7 +11,10 @@ with the services a worker runs:
 3. the long workload: a 1,000-replica Deployment with anti-affinity, spread
    constraints and recreated victims on a 1,000-node snapshot, run as the worker runs
    it, with the default budget and again with a 15 s one; and a fifth submission of
-   one user beside another's.
+   one user beside another's;
+4. the padding bomb: a 1 MB .gz expanding to 1.07 GB of whitespace, uploaded 30 times
+   at once by one user (how many are accepted, how many refused with 429 or 400), and
+   the accepted ones ingested as a worker does (the memory one ingest takes).
 
 Prints a table: what was sent, the answer, time, peak memory growth, disk growth.
 Never part of the tests (it takes the analysis budget, two minutes by default).
@@ -23,7 +26,11 @@ import os
 import resource
 import sys
 import tempfile
+import threading
 import time
+import zlib
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -50,9 +57,10 @@ from django.conf import settings  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.core.files.uploadedfile import SimpleUploadedFile  # noqa: E402
 from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 
-from bench.generate_cluster import generate  # noqa: E402
+from bench.generate_cluster import generate, spread_deployment  # noqa: E402
 from clusters import services as cluster_services  # noqa: E402
 from clusters.models import Snapshot  # noqa: E402
 from scheduling import services  # noqa: E402
@@ -181,12 +189,76 @@ def main() -> int:
 
     measure(f"{settings.PREEMPTLAB_UNFINISHED_PER_USER + 1} unfinished for one user", fairness)
 
+    # Last: the padding bombs' ingests raise the process's peak past every row above.
+    carol = users.objects.create_user("carol", password="probe-carol-1")
+    gz = whitespace_gzip()
+    accepted: list[int] = []
+
+    def parallel_uploads() -> tuple[str, None]:
+        codes = _post_in_parallel(carol, gz, GZ_UPLOADS)
+        accepted.extend(Snapshot.objects.filter(owner=carol).values_list("pk", flat=True))
+        counts = ", ".join(f"{n} x {code}" for code, n in sorted(Counter(codes).items()))
+        return f"{counts}; {len(accepted)} kept", None
+
+    measure(
+        f"{GZ_UPLOADS} parallel uploads of a {len(gz) / 2**20:.1f} MB .gz"
+        f" ({GZ_PADDING / 1e9:.2f} GB whitespace)",
+        parallel_uploads,
+    )
+
+    def ingest_them() -> tuple[str, None]:
+        ends: Counter[str] = Counter()
+        for pk in accepted:  # one after another, as one worker process would
+            done = cluster_services.snapshot_ingest(snapshot=Snapshot.objects.get(pk=pk))
+            ends[f"{done.status}: {done.error[:40]}"] += 1
+        return "; ".join(f"{n} {end}" for end, n in ends.items()), None
+
+    measure("... the accepted ones ingested as the worker does", ingest_them)
+
     width = max(len(r[0]) for r in ROWS)
     print(f"{'probe':<{width}}  {'answer':<60}  {'time':>8}  {'peak RSS +':>10}  {'disk +':>8}")
     for what, answer, seconds, mem, disk in ROWS:
         print(f"{what:<{width}}  {answer:<60}  {seconds:7.2f}s  {mem:8.1f}MB  {disk:6.1f}MB")
     print(f"(process peak RSS {_peak_mib():,.0f} MB; var/ at {VAR}, {_disk_mib():,.1f} MB)")
     return 0
+
+
+# The padding bomb: a 1 MB .gz that expands to 1.07 GB of whitespace around an empty List,
+# posted this many times at once by one user (threads, each its own connection to the
+# SQLite file; no network: the test client calls the app in this process).
+GZ_UPLOADS = 30
+GZ_PADDING = 1_070_000_000
+GZ_SECONDS = 120.0
+
+
+def whitespace_gzip() -> bytes:
+    deflate = zlib.compressobj(9, zlib.DEFLATED, 31)
+    parts = [deflate.compress(b'{"apiVersion": "v1", "kind": "List", "items": [')]
+    step = b" " * 2**20
+    for _ in range(GZ_PADDING // len(step)):
+        parts.append(deflate.compress(step))
+    parts.append(deflate.compress(b" " * (GZ_PADDING % len(step)) + b"]}") + deflate.flush())
+    return b"".join(parts)
+
+
+def _post_in_parallel(user: Any, gz: bytes, n: int) -> list[int]:
+    """``n`` POSTs of ``gz`` to /api/snapshots/ at once; their status codes (each thread
+    given at most GZ_SECONDS)."""
+    start = threading.Barrier(n)
+
+    def post(i: int) -> int:
+        client = Client()
+        client.force_login(user)
+        start.wait()
+        try:
+            upload = SimpleUploadedFile(f"padded-{i}.json.gz", gz)
+            return int(client.post("/api/snapshots/", {"files": [upload]}).status_code)
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        futures = [pool.submit(post, i) for i in range(n)]
+        return [f.result(timeout=GZ_SECONDS) for f in futures]
 
 
 def _pod() -> dict[str, Any]:
@@ -208,43 +280,7 @@ def _ingest(owner: Any, cluster: Any) -> tuple[str, Any]:
 
 
 def _long_workload() -> dict[str, Any]:
-    labels = {"app": "probe"}
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": "probe", "namespace": "default"},
-        "spec": {
-            "replicas": 1000,
-            "selector": {"matchLabels": labels},
-            "template": {
-                "metadata": {"labels": labels},
-                "spec": {
-                    "priorityClassName": "critical-apps",
-                    "containers": [
-                        {"name": "c", "resources": {"requests": {"cpu": "6", "memory": "8Gi"}}}
-                    ],
-                    "affinity": {
-                        "podAntiAffinity": {
-                            "requiredDuringSchedulingIgnoredDuringExecution": [
-                                {
-                                    "labelSelector": {"matchLabels": labels},
-                                    "topologyKey": "kubernetes.io/hostname",
-                                }
-                            ]
-                        }
-                    },
-                    "topologySpreadConstraints": [
-                        {
-                            "maxSkew": 1,
-                            "topologyKey": "topology.kubernetes.io/zone",
-                            "whenUnsatisfiable": "DoNotSchedule",
-                            "labelSelector": {"matchLabels": labels},
-                        }
-                    ],
-                },
-            },
-        },
-    }
+    return spread_deployment(1000, priority_class="critical-apps")
 
 
 def _submit(web: Client, snapshot: Any, deployment: dict[str, Any] | None) -> tuple[str, Any]:

@@ -13,6 +13,7 @@ import pytest
 
 from clusters import services as cluster_services
 from clusters.models import Pod
+from planning.first_in_line import first_in_line_request, first_in_line_run
 from scheduling import services
 from scheduling.engine.capacity import Capacity, Size
 from scheduling.engine.words import plural
@@ -108,6 +109,12 @@ def _pages(snapshot: Any, klass: str) -> list[str]:
     table = services.analysis_run(
         analysis_id=services.analysis_create_capacity(
             snapshot=snapshot, size=Size("1500m", "2Gi"), limit=10
+        ).pk
+    )
+    # First in line, ranked as a worker ranks it: the page shows the stored table.
+    first_in_line_run(
+        ranking_id=first_in_line_request(
+            snapshot=snapshot, cpu_millis=1000, memory_bytes=2 * 1024**3, limit=50
         ).pk
     )
     link = services.share_link_create(analysis=single)

@@ -83,6 +83,11 @@ class SnapshotListCreate(generics.ListAPIView[models.Snapshot]):
             202: OpenApiResponse(SnapshotSerializer, description="Queued: ingesting."),
             400: OpenApiResponse(ErrorSerializer, description="Invalid input; nothing kept."),
             413: OpenApiResponse(ErrorSerializer, description="Over MAX_UPLOAD_MB."),
+            429: OpenApiResponse(
+                ErrorSerializer,
+                description="As much work queued, running or ingesting as one user may have "
+                "(PREEMPTLAB_UNFINISHED_PER_USER); nothing kept. Retry after Retry-After.",
+            ),
         },
     )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:

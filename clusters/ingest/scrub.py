@@ -36,24 +36,34 @@ def scrub_object(obj: dict[str, Any], report: Counter[str], *, pod_specs: bool =
     if kind in SCRUBBED_KINDS:
         report[str(kind)] += 1
         return False
-    meta = obj.get("metadata")
-    if isinstance(meta, dict):
-        if meta.pop("managedFields", None) is not None:
-            report["managedFields"] += 1
-        annotations = meta.get("annotations")
-        if isinstance(annotations, dict) and (
-            annotations.pop(LAST_APPLIED_ANNOTATION, None) is not None
-        ):
-            report["lastAppliedConfiguration"] += 1
+    _scrub_metadata(obj.get("metadata"), report)
     spec = obj.get("spec")
     if pod_specs and isinstance(spec, dict):
         _scrub_pod_spec(spec, report)
-        # Workload kinds carry a pod template; they are skipped later, but
-        # scrub them anyway so no copy of a value survives anywhere.
-        template = spec.get("template")
-        if isinstance(template, dict) and isinstance(template.get("spec"), dict):
-            _scrub_pod_spec(template["spec"], report)
+        # Workload kinds carry a pod template (a CronJob inside its job template);
+        # scrub it as the pod it stamps, metadata included, so no copy of a value
+        # (an env value inside a last-applied annotation) survives anywhere.
+        job = spec.get("jobTemplate")
+        job_spec = job.get("spec") if isinstance(job, dict) else None
+        for holder in (spec, job_spec):
+            template = holder.get("template") if isinstance(holder, dict) else None
+            if isinstance(template, dict):
+                _scrub_metadata(template.get("metadata"), report)
+                if isinstance(template.get("spec"), dict):
+                    _scrub_pod_spec(template["spec"], report)
     return True
+
+
+def _scrub_metadata(meta: Any, report: Counter[str]) -> None:
+    if not isinstance(meta, dict):
+        return
+    if meta.pop("managedFields", None) is not None:
+        report["managedFields"] += 1
+    annotations = meta.get("annotations")
+    if isinstance(annotations, dict) and (
+        annotations.pop(LAST_APPLIED_ANNOTATION, None) is not None
+    ):
+        report["lastAppliedConfiguration"] += 1
 
 
 def _scrub_pod_spec(spec: dict[str, Any], report: Counter[str]) -> None:

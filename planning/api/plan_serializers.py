@@ -53,6 +53,12 @@ class PlanQuerySerializer(serializers.Serializer[Any]):
         help_text="Probe replicas per priority level: an app not reached by then is "
         "reported beyond the limit.",
     )
+    retry = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Rank again a first-in-line ranking that failed (`first_in_line_status` "
+        "failed); a done or pending one is left as it is.",
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -178,6 +184,11 @@ class FirstInLineProbeSerializer(serializers.Serializer[Any]):
     )
 
 
+class FirstInLineProgressSerializer(serializers.Serializer[Any]):
+    runs_done = serializers.IntegerField()
+    runs_total = serializers.IntegerField(help_text="One run per priority level in reach.")
+
+
 class PlanSerializer(serializers.Serializer[Any]):
     ladder = ClassRungSerializer(many=True, help_text="Every PriorityClass, by name.")
     pods_without_class = UnclassedSerializer(many=True)
@@ -191,9 +202,38 @@ class PlanSerializer(serializers.Serializer[Any]):
     first_in_line = AppInLineSerializer(
         many=True,
         required=False,
+        allow_null=True,
         help_text="Every app ranked: absorbed ascending (beyond the limit, then out of "
-        "reach, last), then priority, then app. Left out with `first_in_line=0`.",
+        "reach, last), then priority, then app. null while a worker ranks them (the answer "
+        "is 202 then) or when the ranking failed. Left out with `first_in_line=0`.",
     )
     first_in_line_probe = FirstInLineProbeSerializer(
-        required=False, help_text="How the ranking was measured. Left out with `first_in_line=0`."
+        required=False,
+        allow_null=True,
+        help_text="How the ranking was measured; null with `first_in_line`. Left out with "
+        "`first_in_line=0`.",
     )
+    first_in_line_status = serializers.ChoiceField(
+        choices=["queued", "running", "done", "failed"],
+        required=False,
+        help_text="The ranking is computed once per snapshot, probe size and limit by a "
+        "worker and kept: queued or running (the answer is 202), done, or failed "
+        "(`first_in_line_error` says why; `retry=1` ranks again).",
+    )
+    first_in_line_url = serializers.CharField(
+        required=False,
+        help_text="This plan with the same query: poll it until `first_in_line_status` is "
+        "done or failed (also the 202's Location).",
+    )
+    first_in_line_progress = FirstInLineProgressSerializer(
+        required=False, help_text="While running: the probe runs done."
+    )
+    first_in_line_error = serializers.CharField(
+        required=False, allow_blank=True, help_text="Why the ranking failed."
+    )
+
+    def to_representation(self, instance: Any) -> Any:
+        data = super().to_representation(instance)
+        # A field that allows null is written null when the body lacks it: what the body
+        # leaves out (`first_in_line=0`, the progress of a finished ranking) stays out.
+        return {key: value for key, value in data.items() if key in instance}

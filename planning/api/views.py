@@ -16,8 +16,11 @@ from planning.api.serializers import (
     ComparisonSerializer,
     NotAnsweredSerializer,
 )
+from planning.first_in_line import first_in_line_request, ranking_line
+from planning.models import FirstInLineRanking
 from planning.plan import UnknownClasses, with_first_in_line
-from planning.services import SnapshotNotReady, snapshot_first_in_line, snapshot_plan
+from planning.services import SnapshotNotReady, snapshot_plan
+from scheduling.constants import AnalysisStatus
 
 
 class AnalysisCompare(APIView):
@@ -66,16 +69,25 @@ class SnapshotPlanView(APIView):
             "priority above the app's, kube-scheduler places before it preempts one of the "
             "app's pods (at most `limit` per level), with `first_in_line_probe` saying how it "
             "was measured (`first_in_line=0` leaves both out, for the plan alone). "
-            "Anyone else's snapshot answers 404; one still ingesting (or failed) 409."
+            "A worker ranks the apps once per snapshot, probe size and limit and the answer "
+            "is kept: until it is stored this answers 202 (Location: this URL) with the plan, "
+            "`first_in_line` null and `first_in_line_status` queued or running; poll it. "
+            "Anyone else's snapshot answers 404; one still ingesting (or failed) 409; a "
+            "new ranking beyond the user's unfinished work (PREEMPTLAB_UNFINISHED_PER_USER, "
+            "analyses counted) 429."
         ),
         parameters=[PlanQuerySerializer],
         responses={
             200: PlanSerializer,
+            202: OpenApiResponse(
+                PlanSerializer, description="The plan; first in line is being ranked."
+            ),
             400: OpenApiResponse(
                 description="A critical class the snapshot does not have; a size that is "
                 "not a quantity; a limit out of range."
             ),
             409: OpenApiResponse(description="The snapshot is not ready."),
+            429: OpenApiResponse(description="Too much of the user's work is unfinished."),
         },
     )
     def get(self, request: Request, pk: int) -> Response:
@@ -90,25 +102,66 @@ class SnapshotPlanView(APIView):
             ]
         }
         data.update(
-            {k: params[k] for k in ("first_in_line", "cpu", "memory", "limit") if k in params}
+            {
+                k: params[k]
+                for k in ("first_in_line", "cpu", "memory", "limit", "retry")
+                if k in params
+            }
         )
         query = PlanQuerySerializer(data=data)
         query.is_valid(raise_exception=True)
         q = query.validated_data
         try:
             body = snapshot_plan(snapshot=snapshot, critical_classes=q["critical"]).to_dict()
-            if q["first_in_line"]:
-                body = with_first_in_line(
-                    body,
-                    snapshot_first_in_line(
-                        snapshot=snapshot,
-                        cpu_millis=q["cpu_millis"],
-                        memory_bytes=q["memory_bytes"],
-                        limit=q["limit"],
-                    ),
-                )
+            if not q["first_in_line"]:
+                return Response(PlanSerializer(body).data)
+            ranking = first_in_line_request(
+                snapshot=snapshot,
+                cpu_millis=q["cpu_millis"],
+                memory_bytes=q["memory_bytes"],
+                limit=q["limit"],
+                retry=q["retry"],
+            )
         except SnapshotNotReady as e:
             return Response({"detail": e.message}, status=status.HTTP_409_CONFLICT)
         except UnknownClasses as e:
             return Response({"critical": [str(e)]}, status=status.HTTP_400_BAD_REQUEST)
+        url = _poll_url(request)
+        body = _with_ranking(body, ranking, url=url)
+        if ranking.is_active:
+            return Response(
+                PlanSerializer(body).data,
+                status=status.HTTP_202_ACCEPTED,
+                headers={"Location": url},
+            )
         return Response(PlanSerializer(body).data)
+
+
+def _poll_url(request: Request) -> str:
+    """This plan's URL with the same question, without ``retry`` (polling it must not
+    queue a failed ranking again and again)."""
+    query = request.query_params.copy()
+    query.pop("retry", None)
+    encoded = query.urlencode()
+    return request.path + (f"?{encoded}" if encoded else "")
+
+
+def _with_ranking(
+    body: dict[str, object], ranking: FirstInLineRanking, *, url: str
+) -> dict[str, object]:
+    """The plan's answer with the ranking as far as it got: the apps once done (the shape
+    DESIGN.md's REST API has), null with its status while a worker ranks them."""
+    line = ranking_line(ranking)
+    if line is not None:
+        body = with_first_in_line(body, line)
+    else:
+        body |= {"first_in_line": None, "first_in_line_probe": None}
+    body |= {"first_in_line_status": ranking.status, "first_in_line_url": url}
+    if ranking.status == AnalysisStatus.RUNNING:
+        body["first_in_line_progress"] = {
+            "runs_done": ranking.runs_done,
+            "runs_total": ranking.runs_total,
+        }
+    if ranking.is_failed:
+        body["first_in_line_error"] = ranking.error
+    return body

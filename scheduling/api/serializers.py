@@ -48,8 +48,10 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
         default=list,
         help_text="PriorityClass objects (scheduling.k8s.io/v1) in effect for this what-if "
         "only: new classes, or new values for the snapshot's classes of the same names. "
-        "Checked as the API server checks them (value at most 1000000000, no 'system-' "
-        "names, at most one globalDefault in effect). The pending pods are admitted against "
+        "Checked as the API server checks them (value an int32 at most 1000000000, "
+        "globalDefault a boolean, preemptionPolicy PreemptLowerPriority or Never, "
+        "annotations at most 256 KiB, no 'system-' names, at most one globalDefault in "
+        "effect). The pending pods are admitted against "
         "them, globalDefault included; the snapshot's pods keep their priorities. "
         "PriorityClass documents in `manifest` or `objects` are taken the same way. The "
         "result lists them as `hypothetical_classes`.",

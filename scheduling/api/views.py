@@ -27,6 +27,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from clusters.selectors import snapshot_get
+from config.input_limits import submission_body
 from scheduling import rendered_cache, selectors, services, submission
 from scheduling.api.serializers import (
     AnalysisAcceptedSerializer,
@@ -60,6 +61,7 @@ Conflict = inline_serializer(
 )
 
 
+@submission_body
 class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
     serializer_class = AnalysisSerializer
     filter_backends: list[Any] = []
@@ -122,7 +124,13 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
         request=AnalysisCreateSerializer,
         responses={
             202: AnalysisAcceptedSerializer,
-            400: OpenApiResponse(FieldErrors, description="The pod or manifest is invalid."),
+            400: OpenApiResponse(
+                FieldErrors,
+                description="The pod or manifest is invalid, or beyond a limit: the body "
+                "beyond PREEMPTLAB_SUBMISSION_MAX_BYTES (non_field_errors, refused unread), "
+                "an object's annotations beyond 256 KiB, a workload's pods beyond "
+                "PREEMPTLAB_WORKLOAD_MAX_BYTES.",
+            ),
             404: OpenApiResponse(description="No such snapshot (or not yours)."),
             409: OpenApiResponse(Conflict, description="The snapshot is not ready."),
         },

@@ -31,6 +31,18 @@ from .explanation import (
 )
 from .objects import PDB, Node, Pod, PriorityClass, ResourceQuota
 from .preemption.candidate import Criterion
+from .profile import (
+    OPENSHIFT_PROFILES,
+    Preset,
+    Profile,
+    SchedulerConfiguration,
+    SchedulerProfileRef,
+    analysis_difference,
+    load_scheduler_config,
+    preset_config,
+    presets,
+    simulation_difference,
+)
 from .result import Result
 from .schedule import HostSelection
 from .simulate import Simulation, simulate
@@ -41,6 +53,7 @@ ENGINE_VERSION = "1.1 (kube-scheduler v1.35)"
 
 __all__ = [
     "ENGINE_VERSION",
+    "OPENSHIFT_PROFILES",
     "PDB",
     "SCHEMA_VERSION",
     "CandidateRecord",
@@ -64,17 +77,26 @@ __all__ = [
     "PDBState",
     "Pod",
     "PreemptionSampling",
+    "Preset",
     "PriorityClass",
+    "Profile",
     "ResourceQuota",
     "Result",
+    "SchedulerConfiguration",
+    "SchedulerProfileRef",
     "Scores",
     "Simulation",
     "StatusRecord",
     "VictimDetail",
+    "analysis_difference",
     "analyze",
     "cannot_help",
     "load_cluster",
+    "load_scheduler_config",
+    "preset_config",
+    "presets",
     "read_documents",
     "requested_after",
     "simulate",
+    "simulation_difference",
 ]

@@ -12,9 +12,20 @@ from .errors import InvalidInput
 from .explanation import FilterSampling, InputEffect, InputNotice, Outcome
 from .framework import CycleState, Handle
 from .hypothetical import with_priority_classes
-from .message import fit_error_message, post_filter_message
+from .message import fit_error_message
 from .objects import PREEMPT_LOWER_PRIORITY, Pod
-from .preemption.evaluator import Evaluator
+from .preemption.evaluator import (
+    Evaluator,
+    PreemptionResult,
+    post_filter,
+    post_filter_suffix,
+)
+from .profile.profile_map import (
+    DEFAULT_PROFILE_REF,
+    SchedulerConfigInput,
+    SchedulerProfileRef,
+    profile_map,
+)
 from .result import RejectedNode, Result
 from .runtime import Framework
 from .schedule import HostSelection, num_feasible_nodes_to_find, schedule_pod
@@ -101,23 +112,74 @@ def input_notices(pod: Mapping[str, Any]) -> list[InputNotice]:
     return notices
 
 
+def _not_responsible(
+    cluster: Cluster, pending: Pod, reason: str, profile: SchedulerProfileRef
+) -> Result:
+    """The answer for a pod no profile of the configuration is named for: kube-scheduler
+    never tries it (responsibleForPod), so it stays pending; nothing is filtered."""
+    return Result(
+        pod=pending.key,
+        priority=pending.priority,
+        priority_class=pending.priority_class_name,
+        preemption_policy=pending.preemption_policy or PREEMPT_LOWER_PRIORITY,
+        outcome=Outcome.UNSCHEDULABLE,
+        eligible=False,
+        ineligible_reason=reason,
+        node=None,
+        feasible_nodes=[],
+        victims=[],
+        pdb_violations=0,
+        candidates=[],
+        tied_nodes=[],
+        rejected_nodes=[],
+        message=reason,
+        preemption=PreemptionResult(False, reason, message=reason),
+        num_nodes=len(cluster.nodes),
+        warnings=list(cluster.warnings),
+        cluster=cluster,
+        pending=pending,
+        scheduler_profile=profile,
+    )
+
+
 def analyze(
     cluster_or_objects: Cluster | list[dict[str, Any]] | dict[str, Any],
     pod: Mapping[str, Any] | Pod,
     config: EngineConfig | None = None,
     *,
     priority_classes: Sequence[Mapping[str, Any]] = (),
+    scheduler_config: SchedulerConfigInput | None = None,
+    scheduler_source: str | None = None,
+    scheduler_preset: str | None = None,
 ) -> Result:
     """``priority_classes``: PriorityClass objects the what-if carries, in effect for this
-    run only (hypothetical.py); the pending pod is admitted against them."""
+    run only (hypothetical.py); the pending pod is admitted against them.
+    ``scheduler_config``: a KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1,
+    parsed, or loaded with its source and preset); the pod is answered by the profile
+    its spec.schedulerName names (profile/)."""
+    profiles = profile_map(
+        scheduler_config, config, source=scheduler_source, preset=scheduler_preset
+    )
     cluster = with_priority_classes(
         cluster_or_objects
         if isinstance(cluster_or_objects, Cluster)
         else load_cluster(cluster_or_objects),
         priority_classes,
     )
-    config = config or EngineConfig()
     pending = parse_pending_pod(cluster, pod)
+    profile_ref = DEFAULT_PROFILE_REF
+    if profiles is not None:
+        profile_ref = profiles.ref([pending.scheduler_name])
+        found = profiles.config_for(pending.scheduler_name)
+        if found is None:
+            # No profile answered: the reference names the one the pod asked for.
+            asked = SchedulerProfileRef(
+                pending.scheduler_name, profile_ref.source, profile_ref.preset
+            )
+            reason = profiles.ignored_reason(pending.scheduler_name)
+            return _not_responsible(cluster, pending, reason, asked)
+        config = found
+    config = config or EngineConfig()
     # A Pod object comes from the scheduling loop, which admitted it: nothing was dropped.
     notices = [] if isinstance(pod, Pod) else input_notices(pod)
     fw = Framework(Handle(cluster, config))
@@ -137,6 +199,7 @@ def analyze(
         hypothetical_classes=list(cluster.hypothetical_classes),
         cluster=cluster,
         pending=pending,
+        scheduler_profile=profile_ref,
     )
     feasible_names = sorted(ni.name for ni in sched.feasible)
     feasible_set = set(feasible_names)
@@ -182,7 +245,7 @@ def analyze(
             filter_sampling=sampling,
             **base,
         )
-    pre = Evaluator(fw, shares=True).preempt(state, pending, diagnosis)
+    pre = post_filter(fw, lambda: Evaluator(fw, shares=True).preempt(state, pending, diagnosis))
     candidate_nodes = {c.node for c in pre.candidates}
     rejected = [
         RejectedNode(
@@ -193,7 +256,7 @@ def analyze(
         )
         for ni in cluster.node_infos
     ]
-    fit_msg_post = "" if pre.chosen is not None else post_filter_message(pre.message)
+    fit_msg_post = post_filter_suffix(fw, pre)
     message = fit_error_message(
         n_nodes,
         diagnosis.node_to_status,

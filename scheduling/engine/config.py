@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from .plugins import names
+
+if TYPE_CHECKING:
+    from .profile.extension_points import ExtensionPoints
 
 
 def _default_weights() -> dict[str, int]:
@@ -49,3 +53,18 @@ class EngineConfig:
     ignore_preferred_terms_of_existing_pods: bool = False
     # PodTopologySpreadArgs.defaultingType "System" with no Service/ReplicaSet selectors here.
     pod_topology_spread_system_defaults: bool = True
+    # The profile these settings come from (profile/plugin_args.py builds them from a
+    # KubeSchedulerConfiguration); the defaults are the default profile's.
+    profile_name: str = "default-scheduler"
+    # The plugins per extension point; None: the default profile (plugins/registry.py).
+    points: ExtensionPoints | None = None
+    # NodeResourcesFitArgs.scoringStrategy (type; RequestedToCapacityRatio's shape as
+    # (utilization, score) points), ignoredResources and ignoredResourceGroups.
+    scoring_strategy: str = "LeastAllocated"
+    fit_shape: tuple[tuple[int, int], ...] = ()
+    ignored_resources: frozenset[str] = frozenset()
+    ignored_resource_groups: frozenset[str] = frozenset()
+    # NodeAffinityArgs.addedAffinity (a v1.NodeAffinity every pod gets; None: none).
+    node_affinity_added: dict[str, Any] | None = None
+    # PodTopologySpreadArgs.defaultConstraints with defaultingType List (None: System).
+    pod_topology_spread_default_constraints: list[dict[str, Any]] | None = None

@@ -17,6 +17,7 @@ import msgspec
 from .framework import Code
 from .preemption.candidate import Criterion
 from .preemption.victims import ERR_NO_VICTIMS, NOT_ELIGIBLE_NEVER
+from .profile.profile_map import DEFAULT_PROFILE_REF, SchedulerProfileRef
 from .schedule import HostSelection
 
 # 1: the contract, ``details`` and ``node_view`` in three columns (read by the web
@@ -335,6 +336,11 @@ class Explanation(Struct, kw_only=True):
     # The what-if's own PriorityClasses (the contract's "hypothetical_classes"); an
     # explanation stored before they existed reads as one without any.
     hypothetical_classes: list[HypotheticalClass] = msgspec.field(default_factory=list)
+    # The scheduler profile that answered; one stored before profiles existed was the
+    # default profile's.
+    scheduler_profile: SchedulerProfileRef = msgspec.field(
+        default_factory=lambda: DEFAULT_PROFILE_REF
+    )
 
     # --- reading it --------------------------------------------------------------
 
@@ -395,6 +401,7 @@ class Explanation(Struct, kw_only=True):
             "message": self.message,
             "sampling": self.sampling.to_contract() if self.sampling else None,
             "hypothetical_classes": [c.to_contract() for c in self.hypothetical_classes],
+            "scheduler_profile": self.scheduler_profile.to_dict(),
         }
 
     def to_json(self) -> dict[str, Any]:

@@ -63,6 +63,10 @@ def fit_error_message_of_counts(
     return msg
 
 
-def post_filter_message(preemption_msg: str) -> str:
-    """DefaultPreemption prefixes "preemption: "; DynamicResources' message comes first."""
-    return f"{DRA_POST_FILTER_MSG}, preemption: {preemption_msg}"
+def post_filter_message(preemption_msg: str | None, dynamic_resources: bool = True) -> str:
+    """RunPostFilterPlugins' joined messages: DynamicResources' first, then
+    DefaultPreemption's prefixed "preemption: " (None: the profile runs no preemption)."""
+    parts = [DRA_POST_FILTER_MSG] if dynamic_resources else []
+    if preemption_msg is not None:
+        parts.append(f"preemption: {preemption_msg}")
+    return ", ".join(parts)

@@ -321,13 +321,28 @@ class PriorityClass:
     def from_dict(cls, obj: Mapping[str, Any]) -> PriorityClass:
         meta, name = _metadata(obj)
         value = _int32(obj.get("value"), "value")
-        policy = obj.get("preemptionPolicy") or PREEMPT_LOWER_PRIORITY
-        if policy not in (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER):
-            raise InvalidInput(f"unsupported value {policy!r}", field="preemptionPolicy")
+        # As the API server decodes and validates them: an unset policy defaults, any
+        # other value must be one of the two; globalDefault is a JSON boolean, so the
+        # string "false" is refused rather than read as true.
+        policy = obj.get("preemptionPolicy")
+        if policy is None:
+            policy = PREEMPT_LOWER_PRIORITY
+        elif policy not in (PREEMPT_LOWER_PRIORITY, PREEMPT_NEVER):
+            raise InvalidInput(
+                f"Unsupported value: {policy!r}: supported values: "
+                f'"{PREEMPT_LOWER_PRIORITY}", "{PREEMPT_NEVER}"',
+                field="preemptionPolicy",
+            )
+        global_default = obj.get("globalDefault")
+        if global_default is not None and not isinstance(global_default, bool):
+            raise InvalidInput(
+                f"Invalid value: {global_default!r}: must be a boolean (true or false)",
+                field="globalDefault",
+            )
         return cls(
             name,
             value,
-            global_default=bool(obj.get("globalDefault")),
+            global_default=bool(global_default),
             preemption_policy=policy,
             description=str(obj.get("description") or ""),
             created=meta.get("creationTimestamp"),

@@ -38,6 +38,7 @@ from .framework import Status
 from .objects import Pod
 from .preemption.candidate import Candidate
 from .preemption.evaluator import PreemptionResult
+from .profile.profile_map import DEFAULT_PROFILE_REF, SchedulerProfileRef
 from .schedule import HostSelection
 
 
@@ -83,6 +84,8 @@ class Result:
     # What the explanation reads the victims' and the chosen node's details from.
     cluster: Cluster | None = field(default=None, repr=False, compare=False)
     pending: Pod | None = field(default=None, repr=False, compare=False)
+    # The scheduler profile that answered (results' scheduler_profile).
+    scheduler_profile: SchedulerProfileRef = DEFAULT_PROFILE_REF
 
     @cached_property
     def explanation(self) -> Explanation:
@@ -295,6 +298,7 @@ def explain(result: Result) -> Explanation:
         warnings=list(result.warnings),
         input_notices=list(result.input_notices),
         hypothetical_classes=list(result.hypothetical_classes),
+        scheduler_profile=result.scheduler_profile,
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from .cluster import NodeInfo
 from .framework import (
@@ -23,7 +23,11 @@ from .framework import (
     Status,
 )
 from .objects import Pod
-from .plugins.registry import PluginFactory, default_plugins
+from .plugins import names as plugin_names
+from .plugins.registry import PluginFactory, default_plugins, profile_plugins
+
+if TYPE_CHECKING:
+    from .profile.extension_points import ExtensionPoints
 
 # isinstance() against a runtime_checkable protocol inspects every member each time
 # (about 20 us); which extension points a plugin class implements never changes.
@@ -43,28 +47,44 @@ class Framework:
         self, handle: Handle, plugins: list[tuple[str, PluginFactory]] | None = None
     ) -> None:
         self.handle = handle
-        self.plugins: list[Plugin] = [
-            factory(handle)
-            for _, factory in (plugins if plugins is not None else default_plugins())
-        ]
-        # Each extension point runs the plugins implementing it, in the profile's order.
+        points = handle.config.points
+        if plugins is None:
+            plugins = default_plugins() if points is None else profile_plugins(points)
+        self.plugins: list[Plugin] = [factory(handle) for _, factory in plugins]
+        # Each extension point runs the plugins implementing it, in the profile's order;
+        # a configured profile names its plugins point by point (one may filter and not
+        # score).
         self.pre_filter_plugins = cast(
-            list[PreFilterPlugin], [p for p in self.plugins if implements(p, PreFilterPlugin)]
+            list[PreFilterPlugin], self._at(points, "preFilter", PreFilterPlugin)
         )
-        self.filter_plugins = cast(
-            list[FilterPlugin], [p for p in self.plugins if implements(p, FilterPlugin)]
-        )
+        self.filter_plugins = cast(list[FilterPlugin], self._at(points, "filter", FilterPlugin))
+        # AddPod/RemovePod are PreFilterExtensions: they run for the PreFilter plugins.
         self.extension_plugins = cast(
-            list[PreFilterExtensions],
-            [p for p in self.plugins if implements(p, PreFilterExtensions)],
+            list[PreFilterExtensions], self._at(points, "preFilter", PreFilterExtensions)
         )
         self.pre_score_plugins = cast(
-            list[PreScorePlugin], [p for p in self.plugins if implements(p, PreScorePlugin)]
+            list[PreScorePlugin], self._at(points, "preScore", PreScorePlugin)
         )
-        self.score_plugins = cast(
-            list[ScorePlugin], [p for p in self.plugins if implements(p, ScorePlugin)]
-        )
+        self.score_plugins = cast(list[ScorePlugin], self._at(points, "score", ScorePlugin))
         self.weights = handle.config.weights
+        # The PostFilter plugins: DynamicResources (its message only, offline) and
+        # DefaultPreemption; without the latter a pod that fits nowhere stays pending.
+        self.preemption = points is None or points.runs(
+            "postFilter", plugin_names.DEFAULT_PREEMPTION
+        )
+        self.dynamic_resources_post_filter = points is None or points.runs(
+            "postFilter", plugin_names.DYNAMIC_RESOURCES
+        )
+
+    def _at(self, points: ExtensionPoints | None, point: str, protocol: type) -> list[Plugin]:
+        if points is None:
+            return [p for p in self.plugins if implements(p, protocol)]
+        by_name = {p.name: p for p in self.plugins}
+        return [
+            by_name[n]
+            for n in points.at(point)
+            if n in by_name and implements(by_name[n], protocol)
+        ]
 
     # PreFilter ---------------------------------------------------------------
     def run_pre_filter(

@@ -72,11 +72,10 @@ def _holding(documents: list[Any]) -> str:
     return f"{len(objects)} objects ({kinds(objects)})"
 
 
-def whatif_objects(path: str) -> list[Any]:
-    """The objects of the what-if's file (List items spliced in); a file that holds
-    something else (a snapshot, a Node, a values file) is refused by saying what it holds
-    and what to give instead."""
-    documents = read_input(path)
+def whatif_objects(documents: list[Any], path: str) -> list[Any]:
+    """The objects of the what-if's file ``path`` read as ``documents`` (List items
+    spliced in); a file that holds something else (a snapshot, a Node, a values file) is
+    refused by saying what it holds and what to give instead."""
     objects = workload_objects(documents)
     if objects and all(_is_whatif_object(o) for o in objects):
         return objects

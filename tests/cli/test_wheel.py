@@ -99,3 +99,23 @@ def test_the_plugin_on_the_real_dumps(installed: Path, tmp_path: Path, cluster: 
     )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["pod"] == "default/big"
+
+
+def test_the_scheduler_presets_ship_in_the_wheel(installed: Path, tmp_path: Path) -> None:
+    # The presets are YAML files beside the engine's profile code: a wheel without them
+    # would fail only when someone picks a preset.
+    script = (
+        "import scheduling.engine as e; "
+        "print(' '.join(p.name + ':' + str(len(e.preset_config(p.name).profiles)) "
+        "for p in e.presets()))"
+    )
+    got = _run(installed, tmp_path, str(installed / "bin" / "python"), "-c", script)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.split() == [
+        "default:1",
+        "openshift-low-node-utilization:1",
+        "openshift-high-node-utilization:1",
+        "openshift-no-scoring:1",
+        "most-allocated:1",
+        "gardener-bin-packing:2",
+    ]

@@ -123,3 +123,23 @@ def _diff_outcome(ours: dict[str, Any], expected: dict[str, Any]) -> list[str]:
             f"deletedVictims: engine {ours['deletedVictims']} != scheduler {first['deletedVictims']}"
         )
     return problems
+
+
+def assert_strictly(scenario: dict[str, Any], got: dict[str, Any], verdict: Verdict) -> None:
+    """The strictness of the conformance tests: the run agrees, and with no random
+    pick on the way every cycle, attempt and queue agrees too; every FailedScheduling
+    message and PDB report agrees."""
+    assert verdict.agrees, "\n".join(verdict.problems)
+    exp = scenario["expected"]
+    assert got["stop_reason"] == exp["stopReason"]
+    if not exp["choicePoints"]:
+        assert verdict.cycles_agreeing == verdict.cycles_total
+        assert [p["attempts"] for p in got["pods"]] == [p["attempts"] for p in exp["pods"]]
+        queues = exp["finalQueue"]
+        assert got["final_queue"] == {
+            "active": sorted(queues["activeQ"]),
+            "backoff": sorted(queues["backoffQ"]),
+            "unschedulable": sorted(queues["unschedulablePods"]),
+        }
+    assert verdict.messages_agreeing == verdict.messages_total
+    assert verdict.pdb_agreeing == verdict.pdb_total

@@ -146,7 +146,28 @@ def test_replacing_the_default_class_without_global_default_leaves_none() -> Non
         (make_priority_class("Upper", 10), "PriorityClass Upper: metadata.name: Invalid value"),
         (
             make_priority_class("x", 10, policy="Sometimes"),
-            "PriorityClass x: preemptionPolicy: unsupported value",
+            "PriorityClass x: preemptionPolicy: Unsupported value: 'Sometimes'",
+        ),
+        # The API server decodes these fields as Go's types: a string is no boolean.
+        (
+            make_priority_class("quoted", 10) | {"globalDefault": "false"},
+            "PriorityClass quoted: globalDefault: Invalid value: 'false': must be a boolean",
+        ),
+        (
+            make_priority_class("one", 10) | {"globalDefault": 1},
+            "PriorityClass one: globalDefault: Invalid value: 1: must be a boolean",
+        ),
+        (
+            make_priority_class("empty", 10) | {"preemptionPolicy": ""},
+            "PriorityClass empty: preemptionPolicy: Unsupported value: ''",
+        ),
+        (
+            make_priority_class("number", 10) | {"preemptionPolicy": 0},
+            "PriorityClass number: preemptionPolicy: Unsupported value: 0",
+        ),
+        (
+            make_priority_class("fraction", 10) | {"value": 10.5},
+            "PriorityClass fraction: value: must be an integer",
         ),
     ],
 )

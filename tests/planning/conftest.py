@@ -62,3 +62,17 @@ def pair(no_broker: Any, demo_snapshot: Any) -> tuple[Analysis, Analysis]:  # no
         run_pod(demo_snapshot, demo_pod("orange-0", "cat-3")),
         run_pod(demo_snapshot, demo_pod("orange-1", "cat-2", cpu="2")),
     )
+
+
+@pytest.fixture
+def rankings_eager() -> Any:
+    """The answers' contents, here: Celery's eager mode (CELERY_TASK_ALWAYS_EAGER) runs
+    the ranking's task in the asking process, so a first ask answers 200. How a real
+    worker takes it while the web process answers 202 is tests/planning/
+    test_first_in_line_worker.py's."""
+    from config.celery import app
+
+    eager = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = eager

@@ -18,13 +18,15 @@ from rest_framework.test import APIClient
 from clusters.demo import demo_objects
 from clusters.models import Snapshot
 from clusters.services import snapshot_create_from_objects
+from planning.first_in_line import first_in_line_request, ranking_line
+from planning.models import FirstInLineRanking
 from planning.pictures import first_in_line_svg
-from planning.services import plan_cache_clear, snapshot_first_in_line
+from planning.services import plan_cache_clear
 from scheduling.engine.plan.first_in_line import AppInLine, FirstHit, FirstInLine
 from scheduling.reports import gates
 from tests.engine.builders import make_node, make_pod, make_priority_class
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rankings_eager")]
 
 GIB = 1024**3
 
@@ -291,14 +293,47 @@ def test_the_picture_draws_thirty_apps_names_of_forty_characters_whole() -> None
 
 
 def test_the_ranking_is_kept_per_snapshot_size_and_limit(demo_snapshot: Any) -> None:
-    def ask(limit: int) -> Any:
-        return snapshot_first_in_line(
+    def ask(limit: int) -> FirstInLineRanking:
+        return first_in_line_request(
             snapshot=demo_snapshot, cpu_millis=1000, memory_bytes=2 * GIB, limit=limit
         )
 
     kept = ask(50)
-    # The same question answers the object kept; another limit is another answer.
-    assert ask(50) is kept
-    assert ask(20) is not kept and ask(20).limit == 20
-    plan_cache_clear()
-    assert ask(50) is not kept
+    assert kept.is_done
+    # The same question answers the row kept (no second run); another limit is another.
+    again = ask(50)
+    assert again.pk == kept.pk and again.attempts == kept.attempts == 1
+    other = ask(20)
+    assert other.pk != kept.pk
+    line = ranking_line(other)
+    assert line is not None and line.limit == 20
+    # Read back from the database: the same answer the engine gave.
+    assert ranking_line(kept) == ranking_line(ask(50))
+    # Kept with the snapshot, and dropped with it.
+    demo_snapshot.delete()
+    assert not FirstInLineRanking.objects.exists()
+
+
+def test_a_failed_ranking_says_why_and_is_ranked_again_when_asked(
+    api: APIClient, demo_snapshot: Any
+) -> None:
+    url = _url(demo_snapshot)
+    assert api.get(url).json()["first_in_line_status"] == "done"
+    FirstInLineRanking.objects.update(
+        status="failed", error="The analysis took longer than the worker's time limit."
+    )
+    r = api.get(url)
+    # Failed: no ranking, the reason, and no new run from polling the same URL.
+    assert r.status_code == 200
+    body = r.json()
+    assert body["first_in_line"] is None and body["first_in_line_status"] == "failed"
+    assert "time limit" in body["first_in_line_error"]
+    assert FirstInLineRanking.objects.get().status == "failed"
+    # retry=1 ranks it again (here at once: the eager worker).
+    again = api.get(url, {"retry": "1"})
+    assert again.status_code == 200 and again.json()["first_in_line_status"] == "done"
+    assert again.json()["first_in_line"][0]["app"] == "Deployment default/purple"
+    # The URL to poll asks without retry: polling never queues it again and again.
+    assert again.json()["first_in_line_url"] == url
+    ranking = FirstInLineRanking.objects.get()
+    assert ranking.attempts == 2 and ranking.error == ""

@@ -22,7 +22,7 @@ from planning.services import plan_cache_clear
 from scheduling.engine.plan import RULE_IDS
 from scheduling.reports import gates
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("rankings_eager")]
 
 
 @pytest.fixture(autouse=True)

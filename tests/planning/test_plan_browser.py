@@ -50,15 +50,17 @@ def test_the_demo_s_plan_marked_critical_and_filtered(
 
 
 def test_the_demo_s_first_in_line_loaded_into_the_plan_tab(
-    live_server: Any, page: Any, owner: Any, demo_snapshot: Any
+    live_server: Any, celery_worker_process: Any, page: Any, owner: Any, demo_snapshot: Any
 ) -> None:
+    # A real worker ranks the apps; the section says it is computing, then polls until
+    # the table swaps in.
     _plan_tab(page, live_server, demo_snapshot)
     # The defaults: 1 CPU, 2Gi, 50 replicas per level.
     assert page.input_value("#first-in-line-form input[name=cpu]") == "1"
     assert page.input_value("#first-in-line-form input[name=memory]") == "2Gi"
     assert page.input_value("#first-in-line-form input[name=limit]") == "50"
     page.click("#first-in-line-form button")
-    page.wait_for_selector("#first-in-line-table")
+    page.wait_for_selector("#first-in-line-table", timeout=60_000)
     # Loaded into the section of the same page (the ladder is still there), and the
     # URL says what was asked so a reload shows it again.
     assert page.locator("#ladder-svg").count() == 1

@@ -312,6 +312,27 @@ def test_the_room_page_queues_every_class_and_shows_the_table(
     assert re.search(r'data-col="by-preempting">8<', cat2)
 
 
+def test_the_same_room_table_asked_again_follows_the_one_stored(
+    owner_client: Any, demo_snapshot: Any
+) -> None:
+    url = f"/snapshots/{demo_snapshot.pk}/room/"
+    asked = {"cpu": "1", "memory": "2Gi", "limit": "20"}
+    first = owner_client.post(url, asked)
+    queued = Analysis.objects.get()
+    # Still queued: asked again, the page follows the same analysis (no second loop run).
+    assert owner_client.post(url, asked)["Location"] == first["Location"]
+    _run(queued.pk)
+    assert owner_client.post(url, asked)["Location"] == queued.get_absolute_url()
+    assert Analysis.objects.count() == 1
+    # Another limit, another size: another question, another analysis.
+    assert owner_client.post(url, {**asked, "limit": "21"})["Location"] != first["Location"]
+    assert owner_client.post(url, {**asked, "cpu": "1000m"})["Location"] != first["Location"]
+    assert Analysis.objects.count() == 3
+    # A failed one is not followed: asking again queues it anew.
+    Analysis.objects.filter(pk=queued.pk).update(status=AnalysisStatus.FAILED)
+    assert owner_client.post(url, asked)["Location"] != first["Location"]
+
+
 def test_the_room_page_refuses_a_bad_size(owner_client: Any, demo_snapshot: Any) -> None:
     r = owner_client.post(
         f"/snapshots/{demo_snapshot.pk}/room/", {"cpu": "lots", "memory": "2Gi", "limit": "5"}

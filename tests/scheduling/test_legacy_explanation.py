@@ -23,6 +23,14 @@ from tests.scheduling.conftest import demo_objects
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
+# The contract's fields added since: no sampling was computed then, no hypothetical
+# class existed, and the default scheduler profile answered.
+ADDED_SINCE = {
+    "sampling": None,
+    "hypothetical_classes": [],
+    "scheduler_profile": {"name": "default-scheduler", "source": "default", "preset": "default"},
+}
+
 
 def _legacy(name: str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((FIXTURES / f"legacy_analysis_{name}.json").read_text())
@@ -46,7 +54,7 @@ def test_an_old_preemption_reads_as_the_contract_it_stored() -> None:
     ex = explanation_load({k: legacy[k] for k in ("result", "details", "node_view")})
     assert ex is not None
     # None was computed, and an old analysis carried no classes of its own.
-    assert ex.to_contract() == {**legacy["result"], "sampling": None, "hypothetical_classes": []}
+    assert ex.to_contract() == {**legacy["result"], **ADDED_SINCE}
     assert ex.outcome == Outcome.PREEMPTS
     # The victims' details came from node_view; their budgets by name.
     (victim,) = ex.victim_details
@@ -112,7 +120,7 @@ def test_the_api_serves_an_old_analysis_in_the_contract_and_the_new_shape(
     analysis = _stored(demo_snapshot, legacy)
     body = owner_client.get(f"/api/analyses/{analysis.pk}/").json()
     # The contract as stored, with the field added since: no sampling was computed then.
-    assert body["result"] == {**legacy["result"], "sampling": None, "hypothetical_classes": []}
+    assert body["result"] == {**legacy["result"], **ADDED_SINCE}
     assert body["explanation"]["schema_version"] == 2
     assert body["explanation"]["victims"] == legacy["result"]["victims"]
 
@@ -143,7 +151,7 @@ def test_the_migration_moves_the_three_columns_into_one(demo_snapshot: Any) -> N
         # Whatever happened, leave the database at the latest state for the next test.
         MigrationExecutor(connection).migrate(after)
     moved = Analysis.objects.get(pk=row.pk)
-    assert moved.result == {**legacy["result"], "sampling": None, "hypothetical_classes": []}
+    assert moved.result == {**legacy["result"], **ADDED_SINCE}
     ex = moved.explained
     assert ex is not None and ex.victim_details[0].key == legacy["result"]["victims"][0]
 

@@ -206,8 +206,8 @@ def test_the_migration_gives_stored_workloads_their_word_and_takes_it_back(
         snapshot=demo_snapshot, pod_key="default/p", pod={}, outcome="fits"
     )
     before, after = (
-        [("scheduling", "0010_analysis_kind_capacity")],
-        [("scheduling", "0011_analysis_workload_outcome")],
+        [("scheduling", "0011_stopping_run")],
+        [("scheduling", "0012_analysis_workload_outcome")],
     )
 
     def migrate(target: list[tuple[str, str]]) -> None:

@@ -26,6 +26,7 @@ no run: their apps are listed as out of reach.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +61,10 @@ class FirstHit:
 
     def to_dict(self) -> dict[str, Any]:
         return {"replica": self.replica, "node": self.node, "pod": self.pod}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> FirstHit:
+        return cls(replica=d["replica"], node=d["node"], pod=d["pod"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +102,11 @@ class AppInLine:
             "first_hit": self.first_hit.to_dict() if self.first_hit else None,
         }
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> AppInLine:
+        hit = d["first_hit"]
+        return cls(**{**d, "first_hit": FirstHit.from_dict(hit) if hit else None})
+
 
 @dataclass(frozen=True, slots=True)
 class LevelRun:
@@ -114,6 +124,10 @@ class LevelRun:
             "placed": self.placed,
             "victims": self.victims,
         }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> LevelRun:
+        return cls(**d)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +150,18 @@ class FirstInLine:
             "runs": [r.to_dict() for r in self.runs],
             "skipped_levels": list(self.skipped_levels),
         }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> FirstInLine:
+        """The ranking as :meth:`to_dict` wrote it (a stored answer read back)."""
+        return cls(
+            cpu_millis=d["size"]["cpu_millis"],
+            memory_bytes=d["size"]["memory_bytes"],
+            limit=d["limit"],
+            apps=tuple(AppInLine.from_dict(a) for a in d["apps"]),
+            runs=tuple(LevelRun.from_dict(r) for r in d["runs"]),
+            skipped_levels=tuple(d["skipped_levels"]),
+        )
 
 
 def probe_pod(level: int, cpu_millis: int, memory_bytes: int) -> dict[str, Any]:
@@ -194,9 +220,13 @@ def first_in_line(
     cpu_millis: int = DEFAULT_CPU_MILLIS,
     memory_bytes: int = DEFAULT_MEMORY_BYTES,
     limit: int = DEFAULT_LIMIT,
+    on_run: Callable[[int, int], None] | None = None,
 ) -> FirstInLine:
     """Every app with running pods, ranked by how much higher-priority demand of the
-    given size the cluster absorbs before preemption takes one of its pods."""
+    given size the cluster absorbs before preemption takes one of its pods.
+
+    ``on_run(done, total)``: called before each level's run and once at the end, so a
+    caller can show how far it is (the runs are the whole cost)."""
     limit = check_limit(limit, most=MAX_LIMIT)
     for field, amount in (("cpu", cpu_millis), ("memory", memory_bytes)):
         if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
@@ -221,11 +251,14 @@ def first_in_line(
     rows: list[AppInLine] = []
     runs: list[LevelRun] = []
     skipped: list[int] = []
+    total = sum(1 for level in by_level if _can_preempt_above(classes, level))
     for level in sorted(by_level, reverse=True):
         refs = by_level[level]
         reachable = _can_preempt_above(classes, level)
         hits: dict[str, FirstHit] = {}
         if reachable:
+            if on_run is not None:
+                on_run(len(runs), total)
             answer = capacity(cluster, probe_pod(level, cpu_millis, memory_bytes), limit=limit)
             hits = first_hits(answer)
             runs.append(LevelRun(level, len(refs), answer.placed, len(answer.victims)))
@@ -257,6 +290,8 @@ def first_in_line(
                     first_hit=hit,
                 )
             )
+    if on_run is not None:
+        on_run(len(runs), total)
     rows.sort(key=_rank)
     return FirstInLine(
         cpu_millis=cpu_millis,

@@ -1,9 +1,9 @@
-"""NodeResourcesFit (filter + LeastAllocated score) and NodeResourcesBalancedAllocation."""
+"""NodeResourcesFit (filter + its scoring strategy) and NodeResourcesBalancedAllocation."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from ..cluster import NodeInfo
@@ -74,22 +74,62 @@ class _FitState:
         return self  # read-only after pre_filter
 
 
+def is_extended_resource_name(name: str) -> bool:
+    """v1helper.IsExtendedResourceName: a prefixed name outside kubernetes.io and
+    outside the "requests." quota prefix."""
+    return "/" in name and "kubernetes.io/" not in name and not name.startswith("requests.")
+
+
+def _ignored(name: str, resources: frozenset[str], groups: frozenset[str]) -> bool:
+    """NodeResourcesFitArgs.ignoredResources / ignoredResourceGroups: fitsRequest skips
+    these extended resources."""
+    if not is_extended_resource_name(name):
+        return False
+    return name in resources or name.split("/", 1)[0] in groups
+
+
+# ScoringStrategy types (NodeResourcesFitArgs.scoringStrategy.type).
+LEAST_ALLOCATED = "LeastAllocated"
+MOST_ALLOCATED = "MostAllocated"
+REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
+# config.MaxCustomPriorityScore: the shape's scores are on 0..10.
+_MAX_CUSTOM_PRIORITY_SCORE = 10
+
+
 class Fit:
     name = names.NODE_RESOURCES_FIT
 
     def __init__(self, handle: Handle) -> None:
         self.handle = handle
-        self.resources = handle.config.fit_score_resources
+        config = handle.config
+        self.resources = config.fit_score_resources
+        self.strategy = config.scoring_strategy
+        # The shape scaled to MaxNodeScore, as requestedToCapacityRatioScorer builds it.
+        self.shape = tuple(
+            (u, s * (MAX_NODE_SCORE // _MAX_CUSTOM_PRIORITY_SCORE)) for u, s in config.fit_shape
+        )
+        self.ignored_resources = config.ignored_resources
+        self.ignored_groups = config.ignored_resource_groups
+
+    def _requests(self, pod: Pod) -> list[tuple[str, int]]:
+        requests = fit_requests(pod)
+        if self.ignored_resources or self.ignored_groups:
+            requests = [
+                (k, v)
+                for k, v in requests
+                if not _ignored(k, self.ignored_resources, self.ignored_groups)
+            ]
+        return requests
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
-        state.write(_PRE_FILTER_KEY, _FitState(fit_requests(pod)))
+        state.write(_PRE_FILTER_KEY, _FitState(self._requests(pod)))
         return None, SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         fs: _FitState | None = state.get(_PRE_FILTER_KEY)
-        requests = fs.requests if fs is not None else fit_requests(pod)
+        requests = fs.requests if fs is not None else self._requests(pod)
         insufficient = fits_request(requests, node_info)
         if not insufficient:
             return SUCCESS
@@ -103,6 +143,12 @@ class Fit:
         requested, allocatable = _requested_allocatable(
             self.resources, pod, node_info, use_requested=False
         )
+        if self.strategy == MOST_ALLOCATED:
+            return most_requested_score(self.resources, requested, allocatable)
+        if self.strategy == REQUESTED_TO_CAPACITY_RATIO:
+            return requested_to_capacity_ratio_score(
+                self.resources, self.shape, requested, allocatable
+            )
         return least_requested_score(self.resources, requested, allocatable)
 
 
@@ -141,18 +187,85 @@ def _requested_allocatable(
     return requested, allocatable
 
 
-def least_requested_score(
-    resources: list[tuple[str, int]], requested: list[int], allocatable: list[int]
+def _weighted_mean(
+    resources: list[tuple[str, int]],
+    requested: list[int],
+    allocatable: list[int],
+    per_resource: Callable[[int, int], int],
 ) -> int:
+    """The resources' scores averaged by weight, resources without capacity left out
+    (leastResourceScorer and mostResourceScorer share this)."""
     node_score = 0
     weight_sum = 0
     for (_, weight), req, cap in zip(resources, requested, allocatable, strict=True):
         if cap == 0:
             continue
-        score = 0 if req > cap else (cap - req) * MAX_NODE_SCORE // cap
-        node_score += score * weight
+        node_score += per_resource(req, cap) * weight
         weight_sum += weight
     return node_score // weight_sum if weight_sum else 0
+
+
+def _least_requested(req: int, cap: int) -> int:
+    return 0 if req > cap else (cap - req) * MAX_NODE_SCORE // cap
+
+
+def _most_requested(req: int, cap: int) -> int:
+    # A request above the capacity (pods without requests count a minimum) is capped.
+    return min(req, cap) * MAX_NODE_SCORE // cap
+
+
+def least_requested_score(
+    resources: list[tuple[str, int]], requested: list[int], allocatable: list[int]
+) -> int:
+    return _weighted_mean(resources, requested, allocatable, _least_requested)
+
+
+def most_requested_score(
+    resources: list[tuple[str, int]], requested: list[int], allocatable: list[int]
+) -> int:
+    """mostResourceScorer."""
+    return _weighted_mean(resources, requested, allocatable, _most_requested)
+
+
+def _go_div(a: int, b: int) -> int:
+    """Go's integer division, truncating toward zero (a falling shape gives a < 0)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def broken_linear(shape: tuple[tuple[int, int], ...], p: int) -> int:
+    """helper.BuildBrokenLinearFunction over (utilization, score) points."""
+    for i, (u, s) in enumerate(shape):
+        if p <= u:
+            if i == 0:
+                return s
+            u0, s0 = shape[i - 1]
+            return s0 + _go_div((s - s0) * (p - u0), u - u0)
+    return shape[-1][1]
+
+
+def requested_to_capacity_ratio_score(
+    resources: list[tuple[str, int]],
+    shape: tuple[tuple[int, int], ...],
+    requested: list[int],
+    allocatable: list[int],
+) -> int:
+    """buildRequestedToCapacityRatioScorerFunction: the shape at each resource's
+    utilization (100 when over capacity), resources scoring 0 left out of the mean,
+    which is rounded half away from zero."""
+    node_score = 0
+    weight_sum = 0
+    for (_, weight), req, cap in zip(resources, requested, allocatable, strict=True):
+        if cap == 0:
+            continue
+        utilization = 100 if req > cap else req * 100 // cap
+        score = broken_linear(shape, utilization)
+        if score > 0:
+            node_score += score * weight
+            weight_sum += weight
+    if weight_sum == 0:
+        return 0
+    return (2 * node_score + weight_sum) // (2 * weight_sum)
 
 
 def balanced_resource_score(requested: list[int], allocatable: list[int]) -> int:

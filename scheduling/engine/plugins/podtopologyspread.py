@@ -328,8 +328,10 @@ class PodTopologySpread:
         self.handle = handle
         # PodTopologySpreadArgs.defaultingType: System -> the system default constraints.
         self.system_defaulted = handle.config.pod_topology_spread_system_defaults
+        # defaultingType List: the configured defaultConstraints.
+        listed = handle.config.pod_topology_spread_default_constraints
         self.default_constraints: list[dict[str, Any]] = (
-            SYSTEM_DEFAULT_CONSTRAINTS if self.system_defaulted else []
+            SYSTEM_DEFAULT_CONSTRAINTS if self.system_defaulted else list(listed or [])
         )
 
     def _build_default_constraints(self, pod: Pod, action: str) -> list[TopologySpreadConstraint]:

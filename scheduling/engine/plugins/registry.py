@@ -23,6 +23,7 @@ from .tainttoleration import TaintToleration
 
 if TYPE_CHECKING:
     from ..framework import Handle, Plugin
+    from ..profile.extension_points import ExtensionPoints
 
 # A plugin class: built with the handle (New(ctx, args, handle) in Go).
 PluginFactory = Callable[["Handle"], "Plugin"]
@@ -90,3 +91,10 @@ def default_plugins() -> list[tuple[str, PluginClass]]:
         if factory is not None:
             out.append((n, factory))
     return out
+
+
+def profile_plugins(points: ExtensionPoints) -> list[tuple[str, PluginClass]]:
+    """The plugin classes a configured profile runs at some extension point, in the
+    default profile's order (each point then takes its own order from ``points``)."""
+    used = {n for names_at in points.points.values() for n in names_at}
+    return [(n, f) for n, f in default_plugins() if n in used]

@@ -8,13 +8,13 @@ the policy (``interface.Interface``) is DefaultPreemption unless one is given.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..cluster import Cluster, NodeInfo
 from ..config import EngineConfig
 from ..framework import Code, CycleState, Handle, Status
-from ..message import fit_error_message
+from ..message import fit_error_message, post_filter_message
 from ..objects import Pod
 from ..runtime import Framework
 from ..schedule import Diagnosis
@@ -34,6 +34,7 @@ from .sampling import SampledNomination, nomination_shares
 __all__ = [
     "CRITERIA",
     "INT32_OFFSET",
+    "PREEMPTION_DISABLED",
     "PREEMPTION_NOT_HELPFUL",
     "Candidate",
     "Criterion",
@@ -43,11 +44,16 @@ __all__ = [
     "calculate_num_candidates",
     "earliest_pod_start_time",
     "pick_one_node_for_preemption",
+    "post_filter",
+    "post_filter_suffix",
     "preempt",
     "rank_candidates",
 ]
 
 PREEMPTION_NOT_HELPFUL = "Preemption is not helpful for scheduling"
+PREEMPTION_DISABLED = (
+    "preemption is disabled in this profile: its PostFilter runs no DefaultPreemption"
+)
 
 
 @dataclass
@@ -225,3 +231,21 @@ def preempt(
     """Preempt with the default policy, as a simulation's cycle does: the candidates are
     not ranked (``candidates`` stays empty; ``chosen`` and ``tied`` are the answer)."""
     return Evaluator(fw, dry_runs=dry_runs, ranked=False).preempt(state, pod, diagnosis)
+
+
+def post_filter(fw: Framework, run: Callable[[], PreemptionResult]) -> PreemptionResult:
+    """RunPostFilterPlugins' answer: DefaultPreemption's (``run``) when the profile
+    has it; otherwise no nomination is made or changed."""
+    if not fw.preemption:
+        return PreemptionResult(False, PREEMPTION_DISABLED)
+    return run()
+
+
+def post_filter_suffix(fw: Framework, pre: PreemptionResult) -> str:
+    """The PostFilter plugins' messages FitError.Error() ends with (none when a node
+    was nominated)."""
+    if pre.chosen is not None:
+        return ""
+    return post_filter_message(
+        pre.message if fw.preemption else None, fw.dynamic_resources_post_filter
+    )

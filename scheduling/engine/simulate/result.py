@@ -51,6 +51,8 @@ class PodOutcome:
     arrived_at: float | None = None
     bound_at: float | None = None
     timed: bool = False
+    # Why this scheduler never tries the pod (its schedulerName names no profile).
+    not_scheduled: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = {
@@ -66,6 +68,8 @@ class PodOutcome:
         if self.timed:
             out["arrived_at"] = self.arrived_at
             out["bound_at"] = self.bound_at
+        if self.not_scheduled is not None:
+            out["not_scheduled"] = self.not_scheduled
         return out
 
     @classmethod
@@ -88,6 +92,7 @@ class PodOutcome:
             arrived_at=d.get("arrived_at"),
             bound_at=d.get("bound_at"),
             timed="arrived_at" in d,
+            not_scheduled=d.get("not_scheduled"),
         )
 
 

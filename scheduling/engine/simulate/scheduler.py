@@ -36,7 +36,7 @@ from ..config import EngineConfig
 from ..errors import InvalidInput
 from ..framework import CycleState, Handle
 from ..hypothetical import with_priority_classes
-from ..message import fit_error_message, post_filter_message
+from ..message import fit_error_message
 from ..objects import (
     ARRIVAL_SECONDS,
     NO_START_TIME,
@@ -46,12 +46,19 @@ from ..objects import (
 )
 from ..plugins import names
 from ..plugins.podtopologyspread import PodTopologySpread
-from ..preemption.evaluator import PreemptionResult, preempt
+from ..preemption.evaluator import PreemptionResult, post_filter, post_filter_suffix, preempt
+from ..profile.profile_map import (
+    DEFAULT_PROFILE_REF,
+    ProfileMap,
+    SchedulerConfigInput,
+    profile_map,
+)
 from ..runtime import Framework
 from ..schedule import HOST_NOMINATED, HOST_SCORED, Diagnosis, ScheduleResult, schedule_pod
 from .clock import Agenda, Happening, rfc3339, seconds
 from .controllers import CREATED_AFTER, ControllerManager
 from .hints import Event, QueueingHints
+from .nodetree import FilterStart
 from .queue import LEFTOVER_FLUSH_PERIOD_MS, QueuedPodInfo, SchedulingQueue, Where
 from .replicas import ReplicaCache, cacheable, template_key
 from .result import (
@@ -147,13 +154,25 @@ class Scheduler:
         on_cycle: Callable[[int], None] | None,
         reuse_answers: bool = True,
         timeline: bool = False,
+        profiles: ProfileMap | None = None,
     ) -> None:
         self.base = base
         self.origin = clock_origin(base)
         self.state = ClusterState(base)
+        self.profiles = profiles
         self.framework = Framework(Handle(self.state, config))
-        spread = next(p for p in self.framework.plugins if p.name == names.POD_TOPOLOGY_SPREAD)
+        # A KubeSchedulerConfiguration's profiles by schedulerName; None: the default
+        # profile schedules every pod, whatever its schedulerName.
+        self.frameworks: dict[str, Framework] | None = None
+        if profiles is not None:
+            self.frameworks = {
+                name: Framework(Handle(self.state, c)) for name, c in profiles.configs.items()
+            }
+        spread = next(
+            (p for p in self.framework.plugins if p.name == names.POD_TOPOLOGY_SPREAD), None
+        ) or PodTopologySpread(self.framework.handle)
         assert isinstance(spread, PodTopologySpread)
+        self.filter_start = FilterStart(self.state.nodes)
         self.queue = SchedulingQueue(QueueingHints(spread), real_clock=timeline)
         # A timeline run: what the clock waits for, the leftover flush's next tick, and
         # when each pending pod was created and bound (ms).
@@ -171,6 +190,7 @@ class Scheduler:
         self.cycle_limit = cycle_limit
         self.on_cycle = on_cycle
         self.sim = Simulation(base=base, recreate_victims=recreate_victims)
+        self.sim.scheduler_config = profiles.configuration if profiles is not None else None
         self.cycle = 0
         self.flushes = 0
         self.progress_since_flush = True
@@ -192,6 +212,10 @@ class Scheduler:
             if pod.key in seen:
                 raise InvalidInput(f"pod {pod.key} is listed twice", index=i, kind="Pod")
             seen.add(pod.key)
+            if self.profiles is not None and pod.scheduler_name not in self.profiles.configs:
+                # responsibleForPod: no profile of this scheduler is named; never queued.
+                self.sim.ignored.append((pod, self.profiles.ignored_reason(pod.scheduler_name)))
+                continue
             after = created_after(raw)
             if after is not None and after not in seen:
                 raise InvalidInput(
@@ -270,6 +294,11 @@ class Scheduler:
             if self.on_cycle is not None:
                 self.on_cycle(self.cycle)
         self.sim.cycle_limit = limit
+        self.sim.scheduler_profile = (
+            DEFAULT_PROFILE_REF
+            if self.profiles is None
+            else self.profiles.ref({p.scheduler_name for p in self.sim.pending})
+        )
         self.sim.finish(self.state, self.queue, self.bound_copy)
         if self.timed:
             for outcome in self.sim.pods:
@@ -397,21 +426,31 @@ class Scheduler:
         else:
             self.handle_failure(p, out)
 
+    def framework_for(self, pod: Pod) -> Framework:
+        """frameworkForPod: the profile the pod's spec.schedulerName names."""
+        if self.frameworks is None:
+            return self.framework
+        return self.frameworks[pod.scheduler_name]
+
     def scheduling_cycle(self, pod: Pod) -> CycleOutcome:
-        fw = self.framework
+        fw = self.framework_for(pod)
         cycle_state = CycleState()
         sched, cache = self.schedule_pod(cycle_state, pod)
         if sched is None:
             cycle_state = CycleState()
             sched = schedule_pod(fw, cycle_state, pod)
         if sched.host is not None:
+            if not fw.score_plugins and sched.host_selection is not HOST_NOMINATED:
+                # No Score plugin: the real Filter stops at the first feasible node.
+                sched.host = self.filter_start.first_feasible({ni.name for ni in sched.feasible})
+                sched.top_nodes = [sched.host]
             return CycleOutcome(sched, None, "")
         diagnosis = sched.diagnosis
         if cache is None:
-            pre = preempt(fw, cycle_state, pod, diagnosis)
+            pre = post_filter(fw, lambda: preempt(fw, cycle_state, pod, diagnosis))
         else:
-            pre = cache.preempt(fw, cycle_state, pod, diagnosis)
-        post = "" if pre.chosen is not None else post_filter_message(pre.message)
+            pre = post_filter(fw, lambda: cache.preempt(fw, cycle_state, pod, diagnosis))
+        post = post_filter_suffix(fw, pre)
         if cache is not None:
             # The template's counts, kept up to date node by node: the same message.
             message = cache.fit_error_message(diagnosis, len(self.state.nodes), post)
@@ -431,7 +470,7 @@ class Scheduler:
         """schedulePod the quick way where it gives the same answer: a feasible nominated
         node taken without looking at the others (as the real scheduler does), and
         node-local answers reused from earlier replicas. (None, None): take the plain path."""
-        fw = self.framework
+        fw = self.framework_for(pod)
         nodes = self.state.node_infos
         pre_res, status, _ = fw.run_pre_filter(cs, pod, nodes)
         if not status.is_success() or (pre_res is not None and not pre_res.all_nodes()):
@@ -608,6 +647,9 @@ def simulate(
     reuse_answers: bool = True,
     timeline: bool = False,
     priority_classes: Sequence[Mapping[str, Any]] = (),
+    scheduler_config: SchedulerConfigInput | None = None,
+    scheduler_source: str | None = None,
+    scheduler_preset: str | None = None,
 ) -> Simulation:
     """Play kube-scheduler's scheduling loop over ``pods`` (pending Pods in submission
     order) on the cluster, until nothing can make progress. Never mutates the cluster.
@@ -617,7 +659,12 @@ def simulate(
     "Timeline contract"): grace periods, arrivals, deletions by others.
     ``priority_classes``: PriorityClass objects in effect for this run only
     (hypothetical.py): the pending pods, and the victims their controllers make again,
-    are admitted against them."""
+    are admitted against them. ``scheduler_config``: a KubeSchedulerConfiguration
+    (kubescheduler.config.k8s.io/v1, parsed, or loaded with its source and preset);
+    each pod runs under the profile its spec.schedulerName names (profile/)."""
+    profiles = profile_map(
+        scheduler_config, config, source=scheduler_source, preset=scheduler_preset
+    )
     base = with_priority_classes(
         cluster_or_objects
         if isinstance(cluster_or_objects, Cluster)
@@ -628,12 +675,13 @@ def simulate(
         raise InvalidInput("the pending pods must be a list", kind="Pod")
     scheduler = Scheduler(
         base,
-        config or EngineConfig(),
+        profiles.first if profiles is not None else config or EngineConfig(),
         recreate_victims=recreate_victims,
         cycle_limit=cycle_limit,
         on_cycle=on_cycle,
         reuse_answers=reuse_answers,
         timeline=timeline,
+        profiles=profiles,
     )
     scheduler.submit(pods)
     return scheduler.run()

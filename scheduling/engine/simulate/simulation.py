@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..cluster import Cluster, NodeInfo
 from ..objects import PREEMPT_LOWER_PRIORITY, Pod
+from ..profile.profile_map import DEFAULT_PROFILE_REF, SchedulerProfileRef
+from ..profile.types import SchedulerConfiguration
 from .result import (
     BudgetOverrun,
     ChoicePoint,
@@ -56,6 +58,17 @@ class Action:
 Preemption = tuple[int, str, list[Pod], int]
 
 
+def _outcome(pod: Pod, **how: Any) -> PodOutcome:
+    """A pending pod's PodOutcome: who it is, and ``how`` the run left it."""
+    return PodOutcome(
+        pod=pod.key,
+        priority=pod.priority,
+        priority_class=pod.priority_class_name,
+        preemption_policy=pod.preemption_policy or PREEMPT_LOWER_PRIORITY,
+        **how,
+    )
+
+
 @dataclass
 class Simulation:
     base: Cluster
@@ -82,6 +95,12 @@ class Simulation:
     final_queue: dict[str, list[str]] = field(default_factory=dict)
     pdb_report: list[PDBReport] = field(default_factory=list)
     owners: list[OwnerReplicas] = field(default_factory=list)
+    # The scheduler profile(s) that answered, and the pods no profile is named for,
+    # each with why it stays pending (kube-scheduler never queues them).
+    scheduler_profile: SchedulerProfileRef = DEFAULT_PROFILE_REF
+    ignored: list[tuple[Pod, str]] = field(default_factory=list)
+    # The configuration the run was given (explain() answers a cycle under it).
+    scheduler_config: SchedulerConfiguration | None = None
 
     # Building the summary -------------------------------------------------------
     def finish(self, state: ClusterState, queue: SchedulingQueue, bound: dict[str, Pod]) -> None:
@@ -91,11 +110,8 @@ class Simulation:
             p = self.queued[pod.key]
             running = bound.get(pod.key)
             self.pods.append(
-                PodOutcome(
-                    pod=pod.key,
-                    priority=pod.priority,
-                    priority_class=pod.priority_class_name,
-                    preemption_policy=pod.preemption_policy or PREEMPT_LOWER_PRIORITY,
+                _outcome(
+                    pod,
                     bound=running is not None,
                     node=running.node_name if running is not None else None,
                     nominated_node=state.nomination_of.get(pod.uid),
@@ -103,6 +119,18 @@ class Simulation:
                     queue=None if p.where is Where.DONE else p.where.value,
                     created=p.where is not Where.NOT_CREATED,
                     recreated_from=self.recreated_from.get(pod.key),
+                )
+            )
+        for pod, reason in self.ignored:
+            self.pods.append(
+                _outcome(
+                    pod,
+                    bound=False,
+                    node=None,
+                    nominated_node=pod.nominated_node_name,
+                    attempts=0,
+                    queue=None,
+                    not_scheduled=reason,
                 )
             )
         listing = queue.listing()
@@ -116,9 +144,10 @@ class Simulation:
         self.owners = self._owners(state)
 
     def _pdb_report(self) -> list[PDBReport]:
-        """Each budget whose pods were preempted: how far past disruptionsAllowed the run
-        went, cycle by cycle, while the scheduler (reading a status nobody refreshed)
-        counted violations against the snapshot's budget only."""
+        """Each budget of the snapshot, those whose pods were preempted first: how far
+        past disruptionsAllowed the run went, cycle by cycle, while the scheduler
+        (reading a status nobody refreshed) counted violations against the snapshot's
+        budget only. A budget no preemption touched is reported within it."""
         pdbs = self.base.pdbs
         taken: dict[int, list[str]] = {}
         overruns: dict[int, list[BudgetOverrun]] = {}
@@ -135,6 +164,8 @@ class Simulation:
                     overruns.setdefault(i, []).append(
                         BudgetOverrun(cycle, node, sorted(keys), violations)
                     )
+        for i in range(len(pdbs)):
+            taken.setdefault(i, [])
         return [
             PDBReport(
                 pdb=f"{pdbs[i].namespace}/{pdbs[i].name}",
@@ -197,6 +228,7 @@ class Simulation:
             "pdb_report": [r.to_dict() for r in self.pdb_report],
             "choice_points": [c.to_dict() for c in self.choice_points],
             "hypothetical_classes": [c.to_contract() for c in self.base.hypothetical_classes],
+            "scheduler_profile": self.scheduler_profile.to_dict(),
         }
         if self.recreate_victims:
             out["recreated"] = [r.to_dict() for r in self.recreated]
@@ -239,4 +271,4 @@ class Simulation:
         from ..analysis import analyze
 
         cluster, pod = self.cluster_at(cycle)
-        return analyze(cluster, pod)
+        return analyze(cluster, pod, scheduler_config=self.scheduler_config)

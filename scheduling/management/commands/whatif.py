@@ -4,11 +4,13 @@ would do with POD, with gates that fail a CI job (exit status 1, one line of rea
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from scheduling import submission
 from scheduling.engine import (
     Cluster,
     EngineConfig,
@@ -26,6 +28,7 @@ from scheduling.engine.workload import TooManyReplicas, admit, expand_workload
 from scheduling.management.inputs import (
     add_stored_snapshot_arguments,
     files_cluster,
+    read_input,
     stored_snapshot_cluster,
     whatif_objects,
 )
@@ -292,12 +295,29 @@ class Command(BaseCommand):
             out.append(priority_class_object(name.strip(), number))
         return out
 
+    def _pod_file(self, path: str) -> list[dict[str, Any]]:
+        """The what-if's documents, held to the limits every what-if is held to: the
+        file's size before it is read, then each object's annotations."""
+        try:
+            submission.submission_size_check(
+                Path(path).stat().st_size, field="manifest", what=Path(path).name
+            )
+            objects = read_input(path)
+            submission.annotations_check(objects, field="manifest")
+        except OSError as e:
+            raise CommandError(f"{path}: {e.strerror}", returncode=gates.BAD_INPUT) from None
+        except submission.PodRejected as e:
+            raise CommandError(plain(e.message), returncode=gates.BAD_INPUT) from None
+        return objects
+
     def handle(self, *args: Any, **options: Any) -> None:
         chosen = self._gates(options)
         given_classes = self._classes(options)
         try:
             cluster, snapshot_name, pod_path = self._cluster(options)
-            classes, objects = split_priority_classes(whatif_objects(pod_path))
+            classes, objects = split_priority_classes(
+                whatif_objects(self._pod_file(pod_path), pod_path)
+            )
             # The what-if's own classes, in effect for everything below (admission, the
             # gates' class names, the run); the file's first, then the options'.
             cluster = with_priority_classes(cluster, classes + given_classes)

@@ -53,7 +53,7 @@ def backwards(apps: Any, schema_editor: Any) -> None:
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("scheduling", "0010_analysis_kind_capacity"),
+        ("scheduling", "0011_stopping_run"),
     ]
 
     operations = [

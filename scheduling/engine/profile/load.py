@@ -1,0 +1,237 @@
+"""Decoding a KubeSchedulerConfiguration (a parsed YAML/JSON dict): strict decoding,
+v1 defaulting and validation, as kube-scheduler v1.35 does when it starts; a bad one
+raises InvalidInput with kube-scheduler's words and the field path."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import InvalidInput
+from . import extension_points, validation
+from .defaults import default_args, merge_plugins
+from .fielderrors import duplicate, invalid, required
+from .registry import IN_TREE
+from .types import (
+    API_VERSION,
+    DEFAULT_SCHEDULER_NAME,
+    EXTENSION_POINTS,
+    KIND,
+    SOURCE_ANALYSIS,
+    PluginRef,
+    PluginSet,
+    Profile,
+    SchedulerConfiguration,
+)
+
+_KIND = "KubeSchedulerConfiguration"
+_TOP_FIELDS = frozenset(
+    {
+        "apiVersion",
+        "kind",
+        "parallelism",
+        "leaderElection",
+        "clientConnection",
+        "healthzBindAddress",
+        "metricsBindAddress",
+        "enableProfiling",
+        "enableContentionProfiling",
+        "percentageOfNodesToScore",
+        "podInitialBackoffSeconds",
+        "podMaxBackoffSeconds",
+        "profiles",
+        "extenders",
+        "delayCacheUntilActive",
+    }
+)
+_PROFILE_FIELDS = frozenset(
+    {"schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig"}
+)
+
+
+def _refuse(path: str, message: str) -> InvalidInput:
+    return InvalidInput(message, kind=_KIND, field=path or None)
+
+
+def _unknown(raw: Mapping[str, Any], known: frozenset[str], path: str) -> None:
+    for key in raw:
+        if key not in known:
+            where = f"{path}.{key}" if path else key
+            raise _refuse("", f'strict decoding error: unknown field "{where}"')
+
+
+def _mapping(value: Any, path: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise _refuse(path, "must be an object (a mapping of fields)")
+    return value
+
+
+def _list(value: Any, path: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _refuse(path, "must be a list")
+    return value
+
+
+def _optional_int(value: Any, path: str) -> int | None:
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _refuse(path, f"must be an integer, not {value!r}")
+    return value
+
+
+def _plugin_set(raw: Any, path: str) -> PluginSet:
+    raw = _mapping(raw, path)
+    _unknown(raw, frozenset({"enabled", "disabled"}), path)
+    enabled: list[PluginRef] = []
+    for i, p in enumerate(_list(raw.get("enabled"), f"{path}.enabled")):
+        p = _mapping(p, f"{path}.enabled[{i}]")
+        _unknown(p, frozenset({"name", "weight"}), f"{path}.enabled[{i}]")
+        if not isinstance(p.get("name"), str) or not p["name"]:
+            raise _refuse(f"{path}.enabled[{i}].name", "Required value: the plugin's name")
+        enabled.append(
+            PluginRef(p["name"], _optional_int(p.get("weight"), f"{path}.enabled[{i}].weight"))
+        )
+    disabled: list[str] = []
+    for i, p in enumerate(_list(raw.get("disabled"), f"{path}.disabled")):
+        p = _mapping(p, f"{path}.disabled[{i}]")
+        if not isinstance(p.get("name"), str) or not p["name"]:
+            raise _refuse(f"{path}.disabled[{i}].name", "Required value: the plugin's name")
+        disabled.append(p["name"])
+    return PluginSet(tuple(enabled), tuple(disabled))
+
+
+def _plugins(raw: Any, path: str) -> dict[str, PluginSet] | None:
+    if raw is None:
+        return None
+    raw = _mapping(raw, path)
+    _unknown(raw, frozenset(EXTENSION_POINTS), path)
+    return {
+        point: _plugin_set(raw[point], f"{path}.{point}") for point in raw if raw[point] is not None
+    }
+
+
+def _enabled_names(plugins: dict[str, PluginSet]) -> list[str]:
+    """Every plugin enabled at some point (getPluginSetByExtension), in first-seen order."""
+    out: list[str] = []
+    for point in EXTENSION_POINTS:
+        for p in plugins[point].enabled:
+            if p.name not in out:
+                out.append(p.name)
+    return out
+
+
+def _profile(raw: Any, path: str, errors: list[str]) -> Profile:
+    raw = _mapping(raw, path)
+    _unknown(raw, _PROFILE_FIELDS, path)
+    name = raw.get("schedulerName")
+    if name is not None and not isinstance(name, str):
+        raise _refuse(f"{path}.schedulerName", "must be a string")
+    pct = _optional_int(raw.get("percentageOfNodesToScore"), f"{path}.percentageOfNodesToScore")
+    errors.extend(validation.percentage(f"{path}.percentageOfNodesToScore", pct))
+    custom = _plugins(raw.get("plugins"), f"{path}.plugins")
+    plugins = merge_plugins(custom)
+    if custom is not None:
+        for point, plugin_set in custom.items():
+            errors.extend(validation.invalid_plugins(f"{path}.plugins.{point}", plugin_set))
+    given: dict[str, dict[str, Any]] = {}
+    for i, entry in enumerate(_list(raw.get("pluginConfig"), f"{path}.pluginConfig")):
+        p = f"{path}.pluginConfig[{i}]"
+        entry = _mapping(entry, p)
+        _unknown(entry, frozenset({"name", "args"}), p)
+        plugin = entry.get("name")
+        if not isinstance(plugin, str):
+            raise _refuse(f"{p}.name", "Required value: the plugin's name")
+        if plugin in given:
+            errors.append(duplicate(p, plugin))
+            continue
+        if plugin not in IN_TREE:
+            # NewFramework keeps the arguments of plugins it does not build unread.
+            continue
+        args = _mapping(entry.get("args") or {}, f"{p}.args")
+        args = default_args(plugin, dict(args))
+        given[plugin] = args
+        check = validation.ARGS_VALIDATORS.get(plugin)
+        if check is not None:
+            errors.extend(check(f"{p}.args", args))
+    # Defaults for every enabled plugin without a pluginConfig entry.
+    for plugin in _enabled_names(plugins):
+        if plugin not in given:
+            given[plugin] = default_args(plugin, None)
+    return Profile(name or "", plugins, given, pct)
+
+
+def load_scheduler_config(
+    raw: Mapping[str, Any], *, source: str = SOURCE_ANALYSIS, preset: str | None = None
+) -> SchedulerConfiguration:
+    """The configuration kube-scheduler would run with ``raw`` (a parsed
+    KubeSchedulerConfiguration), or InvalidInput naming the field and what is wrong."""
+    if not isinstance(raw, Mapping):
+        raise InvalidInput("a KubeSchedulerConfiguration must be an object (a YAML mapping)")
+    version, kind = raw.get("apiVersion"), raw.get("kind")
+    if not kind:
+        raise _refuse("kind", "Object 'Kind' is missing: give kind: KubeSchedulerConfiguration")
+    if version != API_VERSION or kind != KIND:
+        raise InvalidInput(
+            f'no kind "{kind}" is registered for version "{version}" in scheme '
+            f'"pkg/scheduler/apis/config/scheme/scheme.go:30": give apiVersion: {API_VERSION} '
+            f"and kind: {KIND}"
+        )
+    _unknown(raw, _TOP_FIELDS, "")
+    errors: list[str] = []
+    parallelism = _optional_int(raw.get("parallelism"), "parallelism")
+    if parallelism is not None and parallelism <= 0:
+        errors.append(
+            invalid("parallelism", parallelism, "should be an integer value greater than zero")
+        )
+    pct = _optional_int(raw.get("percentageOfNodesToScore"), "percentageOfNodesToScore")
+    raw_profiles = _list(raw.get("profiles"), "profiles") or [{}]
+    profiles: list[Profile] = []
+    seen: dict[str, int] = {}
+    for i, rp in enumerate(raw_profiles):
+        path = f"profiles[{i}]"
+        profile = _profile(rp, path, errors)
+        if (
+            not profile.scheduler_name
+            and len(raw_profiles) == 1
+            and rp.get("schedulerName") is None
+        ):
+            profile = Profile(
+                DEFAULT_SCHEDULER_NAME,
+                profile.plugins,
+                profile.args,
+                profile.percentage_of_nodes_to_score,
+            )
+        if not profile.scheduler_name:
+            errors.append(required(f"{path}.schedulerName"))
+        elif profile.scheduler_name in seen:
+            errors.append(
+                duplicate(
+                    f"{path}.schedulerName",
+                    f"profiles[{seen[profile.scheduler_name]}].schedulerName",
+                )
+            )
+        else:
+            seen[profile.scheduler_name] = i
+        profiles.append(profile)
+    errors.extend(validation.percentage("percentageOfNodesToScore", pct))
+    if errors:
+        raise _aggregate(errors)
+    for i, profile in enumerate(profiles):
+        try:
+            extension_points.build(profile.plugins)
+        except extension_points.FrameworkError as e:
+            raise _refuse(
+                f"profiles[{i}].plugins", f"{e}: kube-scheduler would not start"
+            ) from None
+    return SchedulerConfiguration(tuple(profiles), pct or 0, source, preset, dict(raw))
+
+
+def _aggregate(errors: list[str]) -> InvalidInput:
+    """utilerrors.Aggregate: one error as it is, several as [a, b]."""
+    first_path, _, first_body = errors[0].partition(": ")
+    if len(errors) == 1:
+        return InvalidInput(first_body, kind=_KIND, field=first_path)
+    return InvalidInput("[" + ", ".join(errors) + "]", kind=_KIND)
