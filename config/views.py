@@ -1,8 +1,10 @@
 """The project's own page: the home page, one click from a first what-if."""
 
-from django.http import HttpRequest, HttpResponse, HttpResponseServerError
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, HttpResponseServerError
 from django.template import loader
 from django.template.response import TemplateResponse
+from django.templatetags.static import static
+from django.utils.cache import patch_cache_control
 
 from clusters.selectors import snapshot_list
 
@@ -10,6 +12,14 @@ from clusters.selectors import snapshot_list
 def home(request: HttpRequest) -> TemplateResponse:
     recent = snapshot_list(user=request.user).order_by("-created")[:5]
     return TemplateResponse(request, "home.html", {"recent_snapshots": recent})
+
+
+def favicon(request: HttpRequest) -> HttpResponse:
+    """/favicon.ico, which browsers ask for whatever the page links: the static icon
+    (its URL carries the file's hash in production, so the redirect is not permanent)."""
+    response = HttpResponseRedirect(static("favicon.svg"))
+    patch_cache_control(response, public=True, max_age=86400)
+    return response
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

@@ -43,7 +43,7 @@ class Answer:
     pod: str  # "namespace/name" of the pod; a workload: its objects ("Deployment default/web")
     priority_class: str | None
     priority: int | None
-    outcome: str  # FITS | PREEMPTS | UNSCHEDULABLE (a workload: the analyses list's word)
+    outcome: str  # FITS | PREEMPTS | UNSCHEDULABLE; a workload: all-run | some-run | none-run
     node: str | None  # a pod: the node it is bound to or nominated for
     nodes: tuple[str, ...]  # every node the pods asked about run on, sorted
     victims: tuple[str, ...]  # sorted

@@ -36,7 +36,7 @@ def ladder_svg(plan: Plan) -> SafeString:
         rungs.append(
             (
                 c.name,
-                f"{c.value:,}",
+                str(c.value),
                 c.cpu_share,
                 c.memory_share,
                 " · ".join(notes),
@@ -44,7 +44,7 @@ def ladder_svg(plan: Plan) -> SafeString:
             )
         )
     for m in plan.ladder.missing:
-        values = ", ".join(f"{p:,}" for p in m.priorities)
+        values = ", ".join(str(p) for p in m.priorities)
         rungs.append(
             (
                 m.class_name,
@@ -57,7 +57,7 @@ def ladder_svg(plan: Plan) -> SafeString:
         )
     for u in plan.ladder.unclassed:
         label = f"no class → {u.resolved_class}" if u.resolved_class else "no class"
-        rungs.append((label, f"{u.priority:,}", 0.0, 0.0, plural(u.pods, "pod"), "rung-ghost"))
+        rungs.append((label, str(u.priority), 0.0, 0.0, plural(u.pods, "pod"), "rung-ghost"))
     if not rungs:
         return mark_safe("")
     label_w = max(160, max(text_width(r[0], 12) for r in rungs) + 12)
@@ -182,7 +182,7 @@ def first_in_line_svg(line: FirstInLine) -> SafeString:
                 '<text x="{}" y="{}" class="count">{}</text></g>',
                 css,
                 a.app,
-                f"{a.priority:,}",
+                str(a.priority),
                 words,
                 where,
                 y + 12,

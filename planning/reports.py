@@ -36,7 +36,7 @@ def _ladder_cells(c: ClassRung) -> list[str]:
     )
     return [
         c.name,
-        f"{c.value:,}",
+        str(c.value),
         flags.strip() or "-",
         f"{c.pods:,}",
         f"{c.apps:,}",
@@ -61,11 +61,11 @@ def render_plan_text(plan: Plan) -> str:
     for m in plan.ladder.missing:
         lines.append(
             f"  {plain(m.class_name)}: deleted, still named by {plural(m.pods, 'pod')} "
-            f"(priority {', '.join(f'{p:,}' for p in m.priorities)})"
+            f"(priority {', '.join(str(p) for p in m.priorities)})"
         )
     for u in plan.ladder.unclassed:
         to = f"the default {plain(u.resolved_class)}" if u.resolved_class else "no class"
-        lines.append(f"  {plural(u.pods, 'pod')} without a class: priority {u.priority:,} ({to})")
+        lines.append(f"  {plural(u.pods, 'pod')} without a class: priority {u.priority} ({to})")
     lines += ["", summary_sentence(plan)]
     for f in plan.findings:
         lines += ["", f"[{f.severity}] {f.rule}: {plain(f.message)}"]
@@ -152,7 +152,7 @@ def _line_cells(rank: int, row: AppInLine, limit: int) -> list[str]:
     return [
         str(rank),
         row.app,
-        f"{row.priority:,}" + (f" ({row.priority_class})" if row.priority_class else ""),
+        str(row.priority) + (f" ({row.priority_class})" if row.priority_class else ""),
         f"{row.pods:,}",
         {True: "yes", False: "no", None: "-"}[row.pdb_allows_disruption],
         absorbed_words(row, limit),
@@ -173,7 +173,7 @@ def render_first_in_line_text(line: FirstInLine) -> str:
         for r in rows
     ]
     if line.skipped_levels:
-        levels = ", ".join(f"{v:,}" for v in line.skipped_levels)
+        levels = ", ".join(str(v) for v in line.skipped_levels)
         lines.append(f"  No class is above priority {levels}: nothing may preempt those apps.")
     return "\n".join(lines) + "\n"
 

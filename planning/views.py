@@ -135,7 +135,7 @@ OBJECTS_SHOWN = 12
 
 
 def _critical_choices(plan: Plan) -> list[tuple[str, str]]:
-    return [(c.name, f"{c.name} ({c.value:,})") for c in plan.ladder.by_value() if not c.builtin]
+    return [(c.name, f"{c.name} ({c.value})") for c in plan.ladder.by_value() if not c.builtin]
 
 
 @require_GET

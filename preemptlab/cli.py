@@ -25,6 +25,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from preemptlab import package_version
 from preemptlab.kube import Kubectl, KubeError
 
 # Exit statuses, as manage.py whatif's: a gate tripped, the input could not be read.
@@ -84,19 +85,28 @@ def _cluster_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kubectl", default="kubectl", help="the kubectl to run (default: kubectl)")
 
 
+def invoked_as() -> str:
+    """The command's name as the user typed it: kubectl runs a plugin found on PATH as
+    kubectl-preemptlab, which the user typed as "kubectl preemptlab"."""
+    if Path(sys.argv[0]).name == "kubectl-preemptlab":
+        return "kubectl preemptlab"
+    return "preemptlab"
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
-        prog="preemptlab",
+        prog=invoked_as(),
         description="What kube-scheduler would do with a pod or a workload: the node, the "
         "victims, the PodDisruptionBudgets it breaks, and why. On snapshot files or the "
         "current kubectl context; no server needed.",
     )
+    top.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = top.add_subparsers(dest="command", required=True)
     w = sub.add_parser(
         "whatif",
         help="analyze a pod or a workload",
-        description="The what-if of manage.py whatif; every option it takes is passed on "
-        "(--format text|json|markdown, --recreate-victims, --timeline, --fail-on-preempt, "
+        description="Where kube-scheduler would put the manifest's Pod or workload, whom "
+        "it would preempt and why. Options (--format text|json|markdown, --recreate-victims, --timeline, --fail-on-preempt, "
         "--fail-on-victim-priority-above N, --fail-on-pdb-violation, --protect CLASS,..., "
         "--min-candidate-nodes-percentage P, --min-candidate-nodes-absolute N, "
         "--preemption-offset N, --priority-class NAME=VALUE, --capacity N). PriorityClass documents in the "
@@ -122,7 +132,7 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "plan",
         help="audit the PriorityClass ladder",
-        description="The plan of manage.py plan: every PriorityClass and what uses it, and the "
+        description="The PriorityClass plan: every PriorityClass and what uses it, and the "
         "audit of the planning rules, each finding with its rule id, why and a YAML fix. Exit "
         "status 0, 1 when a finding is as serious as --fail-on (default error), 2 on bad input.",
     )

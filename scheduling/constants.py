@@ -1,5 +1,7 @@
 """States and limits of analyses (the words for kube-scheduler's concepts come from the engine)."""
 
+from __future__ import annotations
+
 from django.db import models
 
 
@@ -31,6 +33,25 @@ class Outcome(models.TextChoices):
     FITS = "fits", "Fits"
     PREEMPTS = "preempts", "Preempts"
     UNSCHEDULABLE = "unschedulable", "Unschedulable"
+
+
+class WorkloadOutcome(models.TextChoices):
+    """A workload's one word: how many of its replicas run at the end of the run (its
+    victims and budgets are in its summary and its result, not in this word)."""
+
+    ALL_RUN = "all-run", "All replicas run"
+    SOME_RUN = "some-run", "Some replicas run"
+    NONE_RUN = "none-run", "No replica runs"
+
+    @classmethod
+    def of(cls, running: int, asked: int) -> WorkloadOutcome:
+        if running >= asked:
+            return cls.ALL_RUN
+        return cls.SOME_RUN if running else cls.NONE_RUN
+
+
+# An analysis' outcome: a pod's (and a capacity what-if's) word, or a workload's.
+ANALYSIS_OUTCOMES = [*Outcome.choices, *WorkloadOutcome.choices]
 
 
 # How many parsed clusters one worker process keeps (least recently used goes first).

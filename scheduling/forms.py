@@ -76,7 +76,7 @@ def _class_choices(snapshot: Snapshot) -> list[tuple[str, str]]:
     choices = [("", "None (the global default class, or priority 0)")]
     for pc in snapshot.priority_classes.order_by("-value", "name"):
         default = ", global default" if pc.global_default else ""
-        choices.append((pc.name, f"{pc.name} ({pc.value:,}{default})"))
+        choices.append((pc.name, f"{pc.name} ({pc.value}{default})"))
     return choices
 
 

@@ -21,10 +21,10 @@ from clusters.ingest.scrub import scrub_report_lines
 from config.leases import LeasedWork
 from scheduling.constants import (
     ACTIVE_STATUSES,
+    ANALYSIS_OUTCOMES,
     AnalysisKind,
     AnalysisSource,
     AnalysisStatus,
-    Outcome,
 )
 from scheduling.engine import Explanation
 from scheduling.engine.capacity import Capacity, RoomByClass
@@ -62,8 +62,9 @@ class Analysis(LeasedWork):
         max_length=16, choices=AnalysisStatus.choices, default=AnalysisStatus.QUEUED
     )
     error = models.TextField(blank=True, default="")
-    # Copied from the explanation's outcome for lists and filters.
-    outcome = models.CharField(max_length=16, choices=Outcome.choices, blank=True, default="")
+    # Copied from the answer for lists and filters: a pod's (or a capacity what-if's)
+    # fits/preempts/unschedulable, a workload's all-run/some-run/none-run.
+    outcome = models.CharField(max_length=16, choices=ANALYSIS_OUTCOMES, blank=True, default="")
     created = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -187,16 +188,17 @@ class Analysis(LeasedWork):
     @property
     def result(self) -> dict[str, Any] | None:
         """The result contract of DESIGN.md (what the API and ``whatif --format json`` give):
-        the workload contract for a workload, the result contract for a pod, the capacity
-        answer (Capacity.to_dict() or RoomByClass.to_dict()) for a capacity what-if; each
-        with ``scheduler_profile`` {name, source, preset}."""
+        the workload contract with the workload's ``outcome`` (all-run, some-run, none-run)
+        for a workload, the result contract for a pod, the capacity answer
+        (Capacity.to_dict() or RoomByClass.to_dict()) for a capacity what-if; each with
+        ``scheduler_profile`` {name, source, preset}."""
         result: dict[str, Any] | None
         if self.is_capacity:
             room = self.room
             result = room.to_dict() if room is not None else None
         elif self.is_workload:
             run = self.run
-            result = dict(run.contract) if run is not None else None
+            result = dict(run.result) if run is not None else None
         else:
             ex = self.explained
             result = ex.to_contract() if ex is not None else None

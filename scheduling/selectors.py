@@ -11,7 +11,7 @@ from django.db.models.functions import Coalesce, NullIf
 from django.http import Http404
 
 from clusters.models import Snapshot
-from scheduling.constants import AnalysisKind, AnalysisStatus, Outcome
+from scheduling.constants import AnalysisKind, AnalysisStatus, Outcome, WorkloadOutcome
 from scheduling.engine import ENGINE_VERSION
 from scheduling.engine.capacity import Size
 from scheduling.models import Analysis, ShareLink
@@ -111,6 +111,10 @@ def shared_analysis_get(*, token: str, light: bool = False) -> Analysis:
     return link.analysis
 
 
+# The lists' outcome filter: a pod's word, a workload's word, or "workload" (any workload).
+OUTCOME_FILTERS = (*Outcome.values, "workload", *WorkloadOutcome.values)
+
+
 @dataclass(frozen=True)
 class AnalysisFilters:
     """What the analyses list is narrowed to: part of the pod's (or workload's) name,
@@ -128,7 +132,7 @@ class AnalysisFilters:
         snapshot = str(query.get("snapshot") or "")
         return cls(
             name=str(query.get("q") or "").strip()[:200],
-            outcome=outcome if outcome in {*Outcome.values, "workload"} else "",
+            outcome=outcome if outcome in OUTCOME_FILTERS else "",
             klass=str(query.get("class") or "").strip()[:253],
             snapshot=int(snapshot) if snapshot.isdigit() else None,
         )
@@ -142,6 +146,8 @@ class AnalysisFilters:
             rows = rows.filter(pod_key__icontains=self.name)
         if self.outcome == "workload":
             rows = rows.filter(kind=AnalysisKind.WORKLOAD)
+        elif self.outcome in WorkloadOutcome.values:
+            rows = rows.filter(outcome=self.outcome, kind=AnalysisKind.WORKLOAD)
         elif self.outcome:
             rows = rows.filter(outcome=self.outcome, kind=AnalysisKind.POD)
         if self.klass:

@@ -247,8 +247,9 @@ def workload_simulate(
 
 
 def workload_outcome(run: WorkloadRun) -> str:
-    """The lists' one-word outcome of a run (WorkloadRun.outcome, as the row stores it)."""
-    return Outcome(run.outcome.value)
+    """The lists' one-word outcome of a run (WorkloadRun.outcome, as the row stores it):
+    all-run, some-run or none-run."""
+    return run.outcome.value
 
 
 def workload_summary(run: WorkloadRun) -> str:

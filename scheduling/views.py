@@ -45,6 +45,7 @@ from scheduling.constants import (
     AnalysisSource,
     AnalysisStatus,
     Outcome,
+    WorkloadOutcome,
 )
 from scheduling.engine import CandidateRecord, Explanation
 from scheduling.engine.capacity import DEFAULT_LIMIT, MAX_LIMIT, Capacity, RoomByClass
@@ -396,7 +397,11 @@ def analysis_list(request: HttpRequest, snapshot_id: int | None = None) -> HttpR
         "page": page,
         "filters": filters,
         "query": query.urlencode(),
-        "outcomes": [*Outcome.choices, ("workload", "A workload")],
+        "outcomes": [
+            *Outcome.choices,
+            ("workload", "A workload"),
+            *((v, f"A workload: {label.lower()}") for v, label in WorkloadOutcome.choices),
+        ],
         "snapshots": [] if snapshot else snapshot_list(user=request.user)[:200],
     }
     return TemplateResponse(request, "scheduling/analysis_list.html", context)

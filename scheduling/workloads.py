@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from scheduling.constants import WorkloadOutcome
 from scheduling.engine import HypotheticalClass
-from scheduling.engine.explanation import Outcome
 from scheduling.engine.objects import PDB, Pod
 from scheduling.engine.simulate import (
     ChoicePoint,
@@ -240,11 +240,15 @@ class WorkloadRun:
         return sum(1 for p in self.submitted if p.bound)
 
     @property
-    def outcome(self) -> Outcome:
-        """The lists' one-word outcome of a run: any replica left pending, else any victim."""
-        if self.bound_count < len(self.submitted):
-            return Outcome.UNSCHEDULABLE
-        return Outcome.PREEMPTS if self.victims else Outcome.FITS
+    def outcome(self) -> WorkloadOutcome:
+        """The workload's one word: whether all, some or none of its replicas run."""
+        return WorkloadOutcome.of(self.bound_count, len(self.submitted))
+
+    @property
+    def result(self) -> dict[str, Any]:
+        """The answer the API and ``whatif --format json`` give: the workload's outcome,
+        then the workload contract as the engine wrote it."""
+        return {"outcome": self.outcome.value, **self.contract}
 
     @property
     def exceeded_pdbs(self) -> list[PDBReport]:

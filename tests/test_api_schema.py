@@ -9,6 +9,7 @@ content type, body shape).
 from __future__ import annotations
 
 import itertools
+import json
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -100,3 +102,31 @@ def test_the_api_answers_as_its_schema_says(live_server: Any, owner: Any) -> Non
     assert not failures, f"{len(failures)} failures (all in {report}):\n" + "\n\n".join(
         failures[:8]
     )
+
+
+@pytest.mark.django_db
+def test_the_schema_names_a_pods_and_a_workloads_outcomes(owner: Any) -> None:
+    """Both sets of words, where an analysis, its workload result and the lists' filter
+    carry them."""
+    client = APIClient()
+    client.force_authenticate(owner)
+    r = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert r.status_code == 200
+    schema = json.loads(r.content)
+    pod, workload = {"fits", "preempts", "unschedulable"}, {"all-run", "some-run", "none-run"}
+    schemas = schema["components"]["schemas"]
+    assert set(schemas["OutcomeEnum"]["enum"]) == pod | workload
+    words = schemas["Analysis"]["properties"]["outcome"]
+    assert {"$ref": "#/components/schemas/OutcomeEnum"} in words["oneOf"]
+    assert "some-run" in words["description"] and "preempts" in words["description"]
+    (result,) = [
+        s
+        for s in schemas["AnalysisDetail"]["properties"]["result"]["oneOf"]
+        if s["title"].startswith("Workload contract")
+    ]
+    assert set(result["properties"]["outcome"]["enum"]) == workload
+    assert "outcome" in result["required"]
+    op = schema["paths"]["/api/snapshots/{snapshot_id}/analyses/"]["get"]
+    (outcome,) = [p for p in op["parameters"] if p["name"] == "outcome"]
+    assert set(outcome["schema"]["enum"]) == pod | workload | {"workload"}
+    assert "400" in op["responses"]

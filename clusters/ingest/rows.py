@@ -48,7 +48,7 @@ def compute_bands(cluster: Cluster) -> list[dict[str, Any]]:
         for value in sorted(values, reverse=True):
             names = sorted(n for n in values[value] if n)
             label = ", ".join(names) if names else "no class"
-            bands.append({"key": f"p{value}", "label": f"{label} ({value:,})", "min": value})
+            bands.append({"key": f"p{value}", "label": f"{label} ({value})", "min": value})
     else:
         bands = [{"key": key, "label": label, "min": floor} for key, label, floor in PRIORITY_BANDS]
     for i, band in enumerate(bands):

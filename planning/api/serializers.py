@@ -11,7 +11,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from scheduling.constants import AnalysisKind, Outcome
+from scheduling.constants import ANALYSIS_OUTCOMES, AnalysisKind
 
 # The largest id the database's bigint keys hold: a larger one is a 400, not a 404.
 MAX_ID = 2**63 - 1
@@ -40,9 +40,9 @@ class AnswerSerializer(serializers.Serializer[Any]):
     priority_class = serializers.CharField(allow_null=True)
     priority = serializers.IntegerField(allow_null=True)
     outcome = serializers.ChoiceField(
-        choices=Outcome.choices,
-        help_text="A workload: unschedulable when a replica is left pending, else preempts "
-        "when anything was evicted, else fits (the analyses list's word).",
+        choices=ANALYSIS_OUTCOMES,
+        help_text="A pod: fits, preempts or unschedulable; a workload: all-run, some-run or "
+        "none-run (the analyses list's word).",
     )
     node = serializers.CharField(
         allow_null=True, help_text="A pod: the node it is bound to or nominated for."

@@ -10,7 +10,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 
 from scheduling import scheduler_config, submission
-from scheduling.constants import AnalysisKind
+from scheduling.constants import ANALYSIS_OUTCOMES, AnalysisKind, WorkloadOutcome
 from scheduling.engine.capacity import DEFAULT_LIMIT, MAX_LIMIT
 from scheduling.models import Analysis, ShareLink
 
@@ -274,8 +274,15 @@ class AnalysisSerializer(AnalysisAcceptedSerializer):
     summary = serializers.CharField(
         read_only=True,
         help_text="A workload's answer in words (how many of its replicas run, what was "
-        "evicted, which PDBs were exceeded); read it rather than `outcome`, which for a "
-        "workload only says whether any replica was left pending. Empty for a pod.",
+        "evicted, which PDBs were exceeded). Empty for a pod.",
+    )
+    outcome = serializers.ChoiceField(
+        choices=ANALYSIS_OUTCOMES,
+        read_only=True,
+        allow_blank=True,
+        help_text="Once done: a pod's (and a capacity what-if's) fits, preempts or "
+        "unschedulable; a workload's all-run, some-run (some replicas left pending) or "
+        "none-run. Empty until done, and for a capacity table of every class.",
     )
     snapshot = serializers.IntegerField(source="snapshot_id", read_only=True)
     pod = serializers.CharField(source="pod_key", read_only=True, help_text='"namespace/name"')
@@ -371,6 +378,12 @@ _WORKLOAD_RESULT = {
     "`timeline`, `terminations` and the times `at`, `arrived_at`, `bound_at` only with "
     'timeline: DESIGN.md "Timeline contract").',
     "properties": {
+        "outcome": {
+            "type": "string",
+            "enum": WorkloadOutcome.values,
+            "description": "all-run, some-run or none-run: how many of the workload's own "
+            "replicas run at the end (added to the contract; the engine's fields follow)",
+        },
         "pods": {
             "type": "array",
             "items": {"type": "object"},
@@ -424,7 +437,7 @@ _WORKLOAD_RESULT = {
             "the order issued",
         },
     },
-    "required": ["pods", "cycles", "events", "stop_reason", "pdb_report"],
+    "required": ["outcome", "pods", "cycles", "events", "stop_reason", "pdb_report"],
 }
 
 

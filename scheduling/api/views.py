@@ -55,6 +55,9 @@ FieldErrors = inline_serializer(
         "non_field_errors": serializers.ListField(child=serializers.CharField(), required=False),
     },
 )
+OutcomeErrors = inline_serializer(
+    "AnalysisListErrors", {"outcome": serializers.ListField(child=serializers.CharField())}
+)
 Conflict = inline_serializer(
     "SnapshotNotReady", {"snapshot": serializers.ListField(child=serializers.CharField())}
 )
@@ -70,12 +73,31 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
         return selectors.analysis_list(user=self.request.user, snapshot=snapshot)
 
     @extend_schema(
-        responses=AnalysisSerializer(many=True),
+        responses={
+            200: AnalysisSerializer(many=True),
+            400: OpenApiResponse(OutcomeErrors, description="An unknown outcome."),
+        },
+        parameters=[
+            OpenApiParameter(
+                "outcome",
+                str,
+                enum=list(selectors.OUTCOME_FILTERS),
+                description="Only the pods of this outcome (fits, preempts, unschedulable), "
+                "the workloads of this outcome (all-run, some-run, none-run), or every "
+                "workload (workload).",
+            )
+        ],
         summary="List the snapshot's analyses",
         description="Newest first, paginated; without results (GET each analysis for its result).",
     )
     def get(self, request: Request, snapshot_id: int) -> Response:
-        page = self.paginate_queryset(self.get_queryset())
+        outcome = request.query_params.get("outcome", "")
+        if outcome and outcome not in selectors.OUTCOME_FILTERS:
+            raise serializers.ValidationError(
+                {"outcome": [f"Give one of {', '.join(selectors.OUTCOME_FILTERS)}."]}
+            )
+        rows = selectors.AnalysisFilters(outcome=outcome).apply(self.get_queryset())
+        page = self.paginate_queryset(rows)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
     @extend_schema(

@@ -3,6 +3,8 @@ stored snapshot by name or id. One reader, so both commands answer alike."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +14,7 @@ from clusters.models import Snapshot
 from clusters.selectors import snapshot_find, snapshot_objects
 from scheduling import scheduler_config
 from scheduling.engine import Cluster, load_cluster, read_documents
+from scheduling.engine.workload import SUPPORTED_KINDS, workload_objects
 from scheduling.reports import gates
 from scheduling.reports.escaping import md_code, md_text, plain
 from scheduling.scheduler_config import SchedulerChoice, SchedulerSource
@@ -87,6 +90,63 @@ def stored_snapshot(options: dict[str, Any]) -> Snapshot:
         return snapshot_find(ref=options["snapshot"], owner=options["owner"])
     except LookupError as e:
         raise CommandError(plain(e), returncode=gates.BAD_INPUT) from None
+
+
+# What a what-if's file may hold: a Pod, a workload, the what-if's own PriorityClasses.
+WHATIF_KINDS = frozenset({*SUPPORTED_KINDS, "PriorityClass"})
+
+
+def _is_whatif_object(obj: Any) -> bool:
+    if not isinstance(obj, Mapping):
+        return False
+    if "kind" in obj:
+        return obj["kind"] in WHATIF_KINDS
+    # A Pod written without its kind is taken as one; anything else kind-less is not.
+    spec = obj.get("spec")
+    return isinstance(spec, Mapping) and "containers" in spec
+
+
+def _holding(documents: list[Any]) -> str:
+    """What the documents are, in a few words: "40 objects (35 Pods, 5 Nodes)", "a Node"
+    (read_documents has spliced a List's items in already)."""
+
+    def kinds(objects: list[Any]) -> str:
+        counted = Counter(
+            str(o.get("kind") or "object without a kind") if isinstance(o, Mapping) else "value"
+            for o in objects
+        )
+        return ", ".join(f"{n} {k}{'s' if n != 1 else ''}" for k, n in counted.most_common(4))
+
+    docs = [d for d in documents if d is not None]
+    if len(docs) == 1 and isinstance(docs[0], Mapping):
+        doc = docs[0]
+        if doc.get("kind"):
+            return f"a {doc['kind']}"
+        keys = ", ".join(list(map(str, doc))[:4])
+        return f"a document without a kind (keys: {keys})"
+    objects = workload_objects(docs)
+    return f"{len(objects)} objects ({kinds(objects)})"
+
+
+def whatif_objects(documents: list[Any], path: str) -> list[Any]:
+    """The objects of the what-if's file ``path`` read as ``documents`` (List items
+    spliced in); a file that holds something else (a snapshot, a Node, a values file) is
+    refused by saying what it holds and what to give instead."""
+    objects = workload_objects(documents)
+    if objects and all(_is_whatif_object(o) for o in objects):
+        return objects
+    name = Path(path).name
+    if any(isinstance(o, Mapping) and o.get("kind") == "Node" for o in objects):
+        todo = (
+            f"it reads as a snapshot: give it as the cluster, then the Pod's manifest "
+            f"(preemptlab whatif {name} -f POD.yaml; manage.py whatif {name} POD.yaml)"
+        )
+    else:
+        todo = "give the manifest of a Pod, Deployment, ReplicaSet, StatefulSet or Job"
+    raise CommandError(
+        plain(f"{name} holds {_holding(documents)}, not a Pod or a workload: {todo}"),
+        returncode=gates.BAD_INPUT,
+    )
 
 
 def stored_snapshot_cluster(options: dict[str, Any]) -> tuple[Cluster, str]:

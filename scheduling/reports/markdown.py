@@ -118,6 +118,8 @@ def render_workload_markdown(run: WorkloadRun, *, snapshot: str, gate_failures: 
         "",
         f"**{md_text(workload_presenters.workload_sentence(run))}.** "
         f"{md_text(workload_presenters.stop_reason_text(run))}",
+        "",
+        f"Outcome: {md_code(run.outcome.value)}",
     ]
     waits = waits_sentences(run)
     if waits:

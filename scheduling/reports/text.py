@@ -118,6 +118,7 @@ def render_text(ex: Explanation) -> str:
 def render_workload_text(run: WorkloadRun) -> str:
     lines = [
         wp.workload_sentence(run) + ".",
+        f"Outcome: {run.outcome.value}.",
         *waits_sentences(run),
         wp.stop_reason_text(run),
         *(f"Note: {h}." for h in pod_presenters.hypothetical_class_lines(run.hypothetical_classes)),

@@ -256,3 +256,56 @@ def test_plan_passes_first_in_line_on(run_cli: Any) -> None:
     assert body["first_in_line"][0]["app"] == "Deployment default/purple"
     bad = run_cli("plan", str(DEMO), "--first-in-line", "--size", "1")
     assert bad.returncode == 2 and "--size" in bad.stderr.decode()
+
+
+def test_the_installed_cli_prints_the_workloads_outcome(run_cli: Any, tmp_path: Path) -> None:
+    """Ten cat-1 replicas of 175m / 256Mi on the demo: 8 find room, 2 stay pending."""
+    work = tmp_path / "web.yaml"
+    work.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: default}\n"
+        "spec:\n  replicas: 10\n  selector: {matchLabels: {app: web}}\n  template:\n"
+        "    metadata: {labels: {app: web}}\n    spec:\n      priorityClassName: cat-1\n"
+        "      containers:\n      - name: main\n        image: registry.k8s.io/pause:3.10\n"
+        "        resources: {requests: {cpu: 175m, memory: 256Mi}}\n"
+    )
+    r = run_cli("whatif", str(DEMO), "-f", str(work), "--format", "json")
+    assert r.returncode == 0, r.stderr.decode()
+    answer = json.loads(r.stdout)
+    assert answer["outcome"] == "some-run"
+    assert sum(p["final"] == "bound" for p in answer["pods"]) == 8
+
+
+def test_a_file_that_is_not_a_pod_is_told_what_it_holds(run_cli: Any, tmp_path: Path) -> None:
+    """The snapshot given as the what-if, a Node, a values file: each is named for what it
+    holds, with what to give instead (not "a Pod needs at least one container")."""
+    snap = tmp_path / "snap.json"
+    snap.write_text(DEMO.read_text())
+    r = run_cli("whatif", str(DEMO), "-f", str(snap))
+    err = r.stderr.decode()
+    assert r.returncode == 2, err
+    items = json.loads(DEMO.read_text())["items"]
+    assert f"snap.json holds {len(items)} objects (" in err
+    assert f"{sum(i['kind'] == 'Node' for i in items)} Nodes" in err
+    assert "not a Pod or a workload: it reads as a snapshot" in err
+    assert "preemptlab whatif snap.json -f POD.yaml" in err
+    assert "container" not in err
+
+    values = tmp_path / "values.yaml"
+    values.write_text("replicaCount: 3\nimage: {repository: nginx}\n")
+    r = run_cli("whatif", str(DEMO), "-f", str(values))
+    err = r.stderr.decode()
+    assert r.returncode == 2
+    assert "values.yaml holds a document without a kind (keys: replicaCount, image)" in err
+    assert "give the manifest of a Pod, Deployment, ReplicaSet, StatefulSet or Job" in err
+
+
+def test_priorities_print_plain_as_kubectl_prints_them(run_cli: Any) -> None:
+    """One rule for a priority, in the what-if's and the plan's text alike: kubectl's
+    plain integer (2000000000), never with thousands separators."""
+    plan = run_cli("plan", str(DEMO), "--format", "text", "--fail-on", "never")
+    assert plan.returncode == 0, plan.stderr.decode()
+    text = plan.stdout.decode()
+    assert "2000000000" in text and "30000" in text
+    assert "2,000,000,000" not in text and "30,000" not in text
+    whatif = run_cli("whatif", str(DEMO), "-f", str(POD))
+    assert whatif.stdout.decode().startswith("default/orange-0 (priority 30000,")

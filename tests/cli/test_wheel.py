@@ -8,11 +8,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from .conftest import DEMO, POD, REAL, user_env
+from .conftest import DEMO, POD, REAL, ROOT, user_env
 
 
 def _run(installed: Path, tmp: Path, *cmd: str) -> subprocess.CompletedProcess[str]:
@@ -51,6 +52,29 @@ def test_help_and_the_plugin_on_the_demo(installed: Path, tmp_path: Path) -> Non
         "import scheduling; print(scheduling.__file__)",
     )
     assert str(installed) in where.stdout  # the wheel's copy, not the checkout's
+
+
+def test_the_command_names_itself_as_invoked_and_tells_its_version(
+    installed: Path, tmp_path: Path
+) -> None:
+    """kubectl runs the plugin as kubectl-preemptlab: its usage says what the user typed;
+    --version prints the installed distribution's version; the help of the installed
+    command speaks of no manage.py."""
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    r = _run(installed, tmp_path, "kubectl", "preemptlab", "--help")
+    assert r.returncode == 0 and r.stdout.startswith("usage: kubectl preemptlab ")
+    r = _run(installed, tmp_path, "kubectl-preemptlab", "whatif", "--help")
+    assert r.returncode == 0 and r.stdout.startswith("usage: kubectl preemptlab whatif ")
+    assert "manage.py" not in r.stdout
+    r = _run(installed, tmp_path, "preemptlab", "--help")
+    assert r.stdout.startswith("usage: preemptlab ")
+    for cmd in (("preemptlab",), ("kubectl", "preemptlab")):
+        r = _run(installed, tmp_path, *cmd, "--version")
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == f"{' '.join(cmd)} {version}\n"
+    for sub in ("whatif", "plan"):
+        r = _run(installed, tmp_path, "preemptlab", sub, "--help")
+        assert r.returncode == 0 and "manage.py" not in r.stdout
 
 
 @pytest.mark.parametrize("cluster", ["ocp-aws", "ocp-vsphere"])

@@ -55,7 +55,7 @@ def test_the_nodes_page_shows_requests_and_a_chart(owner_client: Any, demo: Any)
     assert "3.2 / 3.5" in body or "3200m / 3500m" in body
     assert body.count('<svg class="node-bars"') == 5
     # Segments for each priority band present on node-1: system, cat-2, cat-1...
-    assert 'class="band-' in body and "cat-1 (10,000)" in body
+    assert 'class="band-' in body and "cat-1 (10000)" in body
 
 
 def test_the_pods_page_filters_and_paginates(owner_client: Any, demo: Any) -> None:

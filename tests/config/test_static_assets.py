@@ -36,3 +36,25 @@ def test_no_page_or_asset_of_ours_loads_anything_from_another_host():
         if f.is_file() and f.suffix in (".html", ".css", ".js") and external.search(f.read_text())
     ]
     assert found == []
+
+
+def test_the_favicon_is_a_static_file_linked_from_every_page_and_at_favicon_ico(client, db):
+    """/favicon.ico (asked for by browsers whatever a page links) leads to the static icon,
+    without a login; every page links the same icon."""
+    import xml.etree.ElementTree as ET
+
+    from django.contrib.staticfiles import finders
+
+    path = finders.find("favicon.svg")
+    assert path is not None
+    svg = ET.parse(path).getroot()
+    assert svg.tag == "{http://www.w3.org/2000/svg}svg" and svg.get("viewBox") == "0 0 32 32"
+    assert Path(path).stat().st_size < 2048
+
+    r = client.get("/favicon.ico")
+    assert r.status_code == 302
+    assert r["Location"] == "/static/favicon.svg"
+    assert "max-age=86400" in r["Cache-Control"]
+
+    login = client.get("/accounts/login/").content.decode()
+    assert '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">' in login

@@ -125,7 +125,7 @@ def test_a_workload_counts_its_replicas_and_its_victims_owners() -> None:
         ],
     )
     w = workload_answer(run, analysis=7, snapshot_id=3, snapshot="today")
-    assert (w.kind, w.outcome, w.placed, w.asked) == ("workload", "unschedulable", 2, 3)
+    assert (w.kind, w.outcome, w.placed, w.asked) == ("workload", "some-run", 2, 3)
     assert w.nodes == ("node-1", "node-2")
     assert w.pod == "Deployment default/web"
     assert (w.pdbs, w.pdb_violations) == (("default/blue-pdb",), 1)

@@ -108,6 +108,18 @@ def test_anyone_else_s_snapshot_is_a_404_and_an_unready_one_a_409(
     assert "ingesting" in r.json()["detail"]
 
 
+def test_a_priority_is_written_one_way_on_every_page(owner_client: Any, demo_snapshot: Any) -> None:
+    """kubectl's plain integer, as `kubectl get priorityclasses` prints VALUE: the plan's
+    ladder and the snapshot's PriorityClasses table agree on it."""
+    pages = [
+        owner_client.get(f"/snapshots/{demo_snapshot.pk}/{tail}").content.decode()
+        for tail in ("", "plan/")
+    ]
+    for html in pages:
+        assert ">2000000000<" in html and ">30000<" in html
+        assert "2,000,000,000" not in html and "30,000" not in html
+
+
 def test_the_plan_tab_shows_the_ladder_the_sentence_and_the_findings(
     owner_client: Any, demo_snapshot: Any
 ) -> None:
@@ -145,7 +157,7 @@ def test_manage_py_plan_prints_the_plan_and_fails_on_what_it_is_asked_to(
     call_command("plan", snapshot, "--format", "markdown", "--fail-on", "never")
     out = capsys.readouterr().out
     assert out.startswith("### Priority plan of `demo.json`")
-    assert "| `cat-3` | 30,000 |" in out
+    assert "| `cat-3` | 30000 |" in out
     with pytest.raises(CommandError) as bad:
         call_command("plan", snapshot, "--critical", "cat-9")
     assert bad.value.returncode == gates.BAD_INPUT

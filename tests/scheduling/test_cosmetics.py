@@ -45,7 +45,7 @@ def test_the_clone_form_asks_for_another_class(owner_client: Any, demo_snapshot:
     ).content.decode()
     select = body.split('name="priority_class"')[1].split("</select>")[0]
     assert "selected" not in select.replace('<option value="" selected>', "")
-    assert "cat-1 (10,000, global default) · its class now" in select
+    assert "cat-1 (10000, global default) · its class now" in select
     r = owner_client.post(
         f"/snapshots/{demo_snapshot.pk}/pods/{row.pk}/what-if/", {"priority_class": ""}
     )

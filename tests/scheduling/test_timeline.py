@@ -50,7 +50,7 @@ def test_the_api_runs_a_timed_rollout_and_returns_the_timeline(
     body = api.get(r.json()["url"]).json()
     assert body["status"] == "done" and body["timeline"] is True
     expected = _timed(demo_snapshot, [deployment(3)])
-    assert body["result"] == expected
+    assert body["result"] == {"outcome": "all-run", **expected}
     assert {t["grace_seconds"] for t in expected["terminations"]} == {30}
     bound = [p for p in expected["pods"] if p["final"] == "bound"]
     # Each replica waited for its victims' 30 s.
@@ -153,7 +153,10 @@ def test_whatif_timeline_prints_when_pods_run(tmp_path: Path, demo_snapshot: Any
     work.write_text(yaml.safe_dump(deployment(3)))
     out = io.StringIO()
     call_command("whatif", str(snap), str(work), "--timeline", "--format", "json", stdout=out)
-    assert json.loads(out.getvalue()) == _timed(demo_snapshot, [deployment(3)])
+    assert json.loads(out.getvalue()) == {
+        "outcome": "all-run",
+        **_timed(demo_snapshot, [deployment(3)]),
+    }
     out = io.StringIO()
     call_command("whatif", str(snap), str(work), "--timeline", stdout=out)
     assert "run 30 s after they were submitted" in out.getvalue()

@@ -81,7 +81,9 @@ def test_it_runs_a_deployment_and_the_api_carries_the_workload_contract(
     assert body["status"] == "done"
     assert body["kind"] == "workload"
     expected = _expected(demo_snapshot, [deployment()])
-    assert body["result"] == expected
+    # The workload's word first (all 6 replicas run), then the engine's contract.
+    assert body["result"] == {"outcome": "all-run", **expected}
+    assert body["outcome"] == "all-run"
     # Successive preemptions overrun the demo's PDBs while each cycle counted 0.
     exceeded = [p for p in body["result"]["pdb_report"] if p["exceeded"]]
     assert exceeded
@@ -94,7 +96,10 @@ def test_objects_with_recreate_victims_add_the_cascade(api: APIClient, demo_snap
     assert r.status_code == 202, r.content
     a = services.analysis_run(analysis_id=r.json()["id"])
     assert a.recreate_victims
-    assert a.result == _expected(demo_snapshot, [deployment(3)], recreate=True)
+    assert a.result == {
+        "outcome": "all-run",
+        **_expected(demo_snapshot, [deployment(3)], recreate=True),
+    }
     assert "recreated" in a.result
 
 
@@ -208,11 +213,15 @@ def test_whatif_prints_the_contract_and_a_short_report(tmp_path: Path, demo_snap
     work.write_text(yaml.safe_dump(deployment()))
     out = io.StringIO()
     call_command("whatif", str(snap), str(work), "--format", "json", stdout=out)
-    assert json.loads(out.getvalue()) == _expected(demo_snapshot, [deployment()])
+    assert json.loads(out.getvalue()) == {
+        "outcome": "all-run",
+        **_expected(demo_snapshot, [deployment()]),
+    }
     out = io.StringIO()
     call_command("whatif", str(snap), str(work), "--format", "text", stdout=out)
     text = out.getvalue()
     assert text.splitlines()[0].startswith("6 of 6 replicas run; 6 pods of 2 apps evicted")
+    assert text.splitlines()[1] == "Outcome: all-run."
     assert "counted 0 violations" in text
 
 
@@ -300,7 +309,10 @@ def test_scaling_a_replica_set_up_clones_its_pod_template(
     assert run.status == "done"
     cluster = load_cluster(snapshot_objects(snapshot=demo_snapshot))
     expected = simulate(cluster, a.pod["pods"]).to_dict()
-    assert run.result == json.loads(json.dumps(expected, default=lambda e: e.value))
+    assert run.result == {
+        "outcome": "none-run",  # three more of blue's cat-1 pods find no room
+        **json.loads(json.dumps(expected, default=lambda e: e.value)),
+    }
     assert run.run is not None and len(run.run.submitted) == 3
 
 
@@ -334,9 +346,10 @@ def test_pods_left_pending_show_their_failed_scheduling_text(
 ) -> None:
     a = services.analysis_create_workload(snapshot=demo_snapshot, objects=[_small(2, "64")])
     a = services.analysis_run(analysis_id=a.pk)
-    assert a.outcome == "unschedulable"
+    assert a.outcome == "none-run"
     html = owner_client.get(a.get_absolute_url()).content.decode()
     assert "0 of 2 replicas run" in html
+    assert '<p class="outcome none-run" id="outcome">' in html
     for p in a.result["pods"]:
         assert f'data-pending="{p["pod"]}"' in html
     messages = {c["message"] for c in a.result["cycles"]}
@@ -383,7 +396,10 @@ def test_whatif_runs_a_workload_on_a_stored_snapshot(tmp_path: Path, demo_snapsh
         "json",
         stdout=out,
     )
-    assert json.loads(out.getvalue()) == _expected(demo_snapshot, [deployment(3)], recreate=True)
+    assert json.loads(out.getvalue()) == {
+        "outcome": "all-run",
+        **_expected(demo_snapshot, [deployment(3)], recreate=True),
+    }
 
 
 def test_whatif_refuses_a_bad_workload_with_the_bad_input_status(

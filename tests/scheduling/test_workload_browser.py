@@ -153,4 +153,4 @@ def test_a_deployment_overruns_a_pdb_on_the_page_and_over_the_api(
         time.sleep(0.3)
     assert body["status"] == "done", body
     assert body["kind"] == "workload"
-    assert body["result"] == expected
+    assert body["result"] == {"outcome": "all-run", **expected}  # the six replicas run

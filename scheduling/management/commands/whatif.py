@@ -25,7 +25,7 @@ from scheduling.engine.hypothetical import (
     with_priority_classes,
 )
 from scheduling.engine.profile import DEFAULT_SCHEDULER_NAME
-from scheduling.engine.workload import TooManyReplicas, admit, expand_workload, workload_objects
+from scheduling.engine.workload import TooManyReplicas, admit, expand_workload
 from scheduling.management.inputs import (
     add_scheduler_arguments,
     add_stored_snapshot_arguments,
@@ -33,6 +33,7 @@ from scheduling.management.inputs import (
     read_input,
     scheduler_choice,
     stored_snapshot_cluster,
+    whatif_objects,
 )
 from scheduling.profile_difference import difference_sentence
 from scheduling.reports import gates
@@ -214,7 +215,9 @@ class Command(BaseCommand):
         self._profile(options, scheduler, difference)
         failed = gates.failures_of_run(chosen, run)
         if options["format"] == "json":
-            self.stdout.write(json.dumps(self._contract(sim.to_dict(), scheduler), indent=2))
+            # The workload's outcome, then the contract with the profile as chosen here.
+            body = {"outcome": run.outcome.value, **sim.to_dict()}
+            self.stdout.write(json.dumps(self._contract(body, scheduler), indent=2))
         elif options["format"] == "markdown":
             self.stdout.write(
                 render_workload_markdown(run, snapshot=snapshot_name, gate_failures=failed),
@@ -355,7 +358,9 @@ class Command(BaseCommand):
         scheduler = scheduler_choice(options)
         try:
             cluster, snapshot_name, pod_path = self._cluster(options)
-            classes, objects = split_priority_classes(workload_objects(self._pod_file(pod_path)))
+            classes, objects = split_priority_classes(
+                whatif_objects(self._pod_file(pod_path), pod_path)
+            )
             # The what-if's own classes, in effect for everything below (admission, the
             # gates' class names, the run); the file's first, then the options'.
             cluster = with_priority_classes(cluster, classes + given_classes)

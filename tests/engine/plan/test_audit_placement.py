@@ -31,7 +31,7 @@ def test_long_grace_on_nodes_shared_with_a_higher_tier() -> None:
     # Only n1 holds a higher pod; the replica alone on n2 delays no one.
     assert f.message == (
         "Deployment default/etl (priority 10) has terminationGracePeriodSeconds 600 on 1 node "
-        "shared with pods up to priority 1,000: a preemptor waits up to 600 s for each of its pods to go"
+        "shared with pods up to priority 1000: a preemptor waits up to 600 s for each of its pods to go"
     )
     patch = yaml.safe_load(f.fix)
     assert patch["kind"] == "Deployment"
@@ -68,7 +68,7 @@ def test_a_daemonset_below_the_pods_it_shares_nodes_with() -> None:
     assert f.objects == ("DaemonSet monitoring/agent",)
     assert (
         f.message
-        == "DaemonSet monitoring/agent (priority 10) runs below pods of priority up to 1,000 on 1 of its 2 nodes"
+        == "DaemonSet monitoring/agent (priority 10) runs below pods of priority up to 1000 on 1 of its 2 nodes"
     )
     pc, patch = yaml.safe_load_all(f.fix)
     assert (pc["kind"], pc["value"]) == ("PriorityClass", 1001)

@@ -93,7 +93,7 @@ def test_besteffort_pods_in_the_critical_tier_or_the_system_range() -> None:
         ("DaemonSet kube-system/agent",),
         ("Pod default/be-high",),
     ]
-    assert "1 BestEffort pod at priority 1,000 (PriorityClass high)" in found[1].message
+    assert "1 BestEffort pod at priority 1000 (PriorityClass high)" in found[1].message
 
 
 def test_besteffort_rule_quiet_below_the_critical_tier() -> None:

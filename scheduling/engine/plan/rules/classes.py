@@ -64,8 +64,8 @@ def global_default_not_lowest(ctx: AuditContext) -> Iterator[Draft]:
         return
     lowest = min(c.value for c in lower)
     yield Draft(
-        f"The globalDefault PriorityClass {default.name} ({default.value:,}) is not the lowest: "
-        f"{join_names([f'{c.name} ({c.value:,})' for c in lower], limit=NAMES_IN_A_SENTENCE)} "
+        f"The globalDefault PriorityClass {default.name} ({default.value}) is not the lowest: "
+        f"{join_names([f'{c.name} ({c.value})' for c in lower], limit=NAMES_IN_A_SENTENCE)} "
         f"{'is' if len(lower) == 1 else 'are'} below it",
         (class_ref(default.name), *(class_ref(c.name) for c in lower)),
         snippet(
@@ -85,8 +85,8 @@ def class_in_reserved_range(ctx: AuditContext) -> Iterator[Draft]:
     for c in sorted(ctx.index.user_classes(), key=lambda c: c.name):
         if c.value > HIGHEST_USER_DEFINABLE_PRIORITY:
             yield Draft(
-                f"PriorityClass {c.name} has value {c.value:,}, above the "
-                f"{HIGHEST_USER_DEFINABLE_PRIORITY:,} that user classes may use",
+                f"PriorityClass {c.name} has value {c.value}, above the "
+                f"{HIGHEST_USER_DEFINABLE_PRIORITY} that user classes may use",
                 (class_ref(c.name),),
                 snippet(
                     priority_class(
@@ -105,7 +105,7 @@ def never_preempting_class(ctx: AuditContext) -> Iterator[Draft]:
     for c in sorted(ctx.index.user_classes(), key=lambda c: c.name):
         if c.preemption_policy == PREEMPT_NEVER:
             yield Draft(
-                f"PriorityClass {c.name} ({c.value:,}) has preemptionPolicy Never: its pods go "
+                f"PriorityClass {c.name} ({c.value}) has preemptionPolicy Never: its pods go "
                 "ahead of lower ones in the queue but never evict a pod to make room",
                 (class_ref(c.name),),
                 snippet(
@@ -130,7 +130,7 @@ def unused_class(ctx: AuditContext) -> Iterator[Draft]:
         if c.name in named or c.global_default:
             continue
         yield Draft(
-            f"PriorityClass {c.name} ({c.value:,}) is used by no pod",
+            f"PriorityClass {c.name} ({c.value}) is used by no pod",
             (class_ref(c.name),),
             f"# Keep it if workloads are planned for it; otherwise:\n"
             f"# kubectl delete priorityclass {c.name}\n",
@@ -149,7 +149,7 @@ def high_class_without_quota(ctx: AuditContext) -> Iterator[Draft]:
         if not open_to:
             continue
         yield Draft(
-            f"PriorityClass {c.name} ({c.value:,}) can be used in {len(open_to):,} of the "
+            f"PriorityClass {c.name} ({c.value}) can be used in {len(open_to):,} of the "
             f"{len(namespaces):,} namespaces, which have no ResourceQuota scoped to it: "
             f"{join_names(open_to, limit=NAMES_IN_A_SENTENCE)}",
             (class_ref(c.name), *(namespace_ref(ns) for ns in open_to)),

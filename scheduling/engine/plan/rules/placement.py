@@ -59,8 +59,8 @@ def long_grace_low_priority(ctx: AuditContext) -> Iterator[Draft]:
     for app in sorted(exposed):
         e = exposed[app]
         yield Draft(
-            f"{app} (priority {e.priority:,}) has terminationGracePeriodSeconds {e.grace:,} on "
-            f"{plural(len(e.nodes), 'node')} shared with pods up to priority {e.above:,}: a "
+            f"{app} (priority {e.priority}) has terminationGracePeriodSeconds {e.grace:,} on "
+            f"{plural(len(e.nodes), 'node')} shared with pods up to priority {e.above}: a "
             f"preemptor waits up to {e.grace:,} s for each of its pods to go",
             (app,),
             snippet(
@@ -109,7 +109,7 @@ def daemonset_below_neighbours(ctx: AuditContext) -> Iterator[Draft]:
                 comment="Rank the DaemonSet above the pods it shares nodes with.",
             )
         yield Draft(
-            f"{app} (priority {priority[app]:,}) runs below pods of priority up to {high:,} on "
+            f"{app} (priority {priority[app]}) runs below pods of priority up to {high} on "
             f"{len(below[app]):,} of its {plural(len(nodes[app]), 'node')}",
             (app,),
             fix,
@@ -206,9 +206,9 @@ def affinity_to_lower_priority(ctx: AuditContext) -> Iterator[Draft]:
         high, targets = hit
         raw = raw_terms[i] if i < len(raw_terms) else {}
         yield Draft(
-            f"{app} (priority {pod.priority:,}) requires pod affinity to "
+            f"{app} (priority {pod.priority}) requires pod affinity to "
             f"{selector_text(term.selector)}, matched only by pods of lower priority (up to "
-            f"{high:,}): {join_names(targets, limit=NAMES_IN_A_SENTENCE)}",
+            f"{high}): {join_names(targets, limit=NAMES_IN_A_SENTENCE)}",
             (app, *targets),
             snippet(
                 template_patch(

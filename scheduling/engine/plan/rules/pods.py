@@ -37,8 +37,8 @@ def priority_drift(ctx: AuditContext) -> Iterator[Draft]:
         pc = classes[name]
         yield Draft(
             f"{plural(pods, 'pod')} of {join_names(refs, limit=NAMES_IN_A_SENTENCE)} run at priority "
-            f"{join_names([f'{v:,}' for v in values], limit=NAMES_IN_A_SENTENCE)} while PriorityClass {name} now has value "
-            f"{pc.value:,}",
+            f"{join_names([str(v) for v in values], limit=NAMES_IN_A_SENTENCE)} while PriorityClass {name} now has value "
+            f"{pc.value}",
             (class_ref(name), *refs),
             "# Recreate the pods: admission gives the new ones the class's current value.\n"
             + "".join(f"# {recreate_command(app)}\n" for app in refs),
@@ -59,7 +59,7 @@ def missing_class(ctx: AuditContext) -> Iterator[Draft]:
         # Recreated at the value most of its pods run at, their replacements rank as they do.
         value, _ = Counter(p for _, p, _ in group).most_common(1)[0]
         assumed = sum(1 for _, _, kept in group if not kept)
-        note = f" ({assumed:,} with no spec.priority, assumed {value:,})" if assumed else ""
+        note = f" ({assumed:,} with no spec.priority, assumed {value})" if assumed else ""
         yield Draft(
             f"PriorityClass {name} no longer exists but {plural(len(group), 'pod')} of "
             f"{join_names(refs, limit=NAMES_IN_A_SENTENCE)} name it{note}: a pod naming it is refused, so they cannot be replaced",
@@ -82,7 +82,7 @@ def besteffort_high_priority(ctx: AuditContext) -> Iterator[Draft]:
         top = max(pods, key=lambda p: p.priority)
         cls = f" (PriorityClass {top.priority_class_name})" if top.priority_class_name else ""
         yield Draft(
-            f"{app} runs {plural(len(pods), 'BestEffort pod')} at priority {top.priority:,}{cls}",
+            f"{app} runs {plural(len(pods), 'BestEffort pod')} at priority {top.priority}{cls}",
             (app,),
             snippet(
                 template_patch(
@@ -127,7 +127,7 @@ def equal_priority_block(ctx: AuditContext) -> Iterator[Draft]:
         split = f"{classes[0]}-plus" if classes else "apps-plus"
         yield Draft(
             f"{n:,} of the {total:,} pods below the system range ({n / total:.0%}) run at "
-            f"priority {priority:,}{via}: none of them can preempt another",
+            f"priority {priority}{via}: none of them can preempt another",
             tuple(class_ref(c) for c in classes),
             snippet(
                 priority_class(
