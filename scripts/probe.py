@@ -14,7 +14,12 @@ with the services a worker runs:
    one user beside another's;
 4. the padding bomb: a 1 MB .gz expanding to 1.07 GB of whitespace, uploaded 30 times
    at once by one user (how many are accepted, how many refused with 429 or 400), and
-   the accepted ones ingested as a worker does (the memory one ingest takes).
+   the accepted ones ingested as a worker does (the memory one ingest takes);
+5. the timed bomb: on the demo, a cat-1 Deployment whose pods take 2^62 s to terminate
+   and a cat-2 one arriving 2 s later that preempts it, kept on a clock, run as the
+   worker runs it; then the same with arrival-seconds 999999999;
+6. a what-if pod with a 100 MB annotation, posted to the API (the answer, the
+   analyses kept, the disk growth).
 
 Prints a table: what was sent, the answer, time, peak memory growth, disk growth.
 Never part of the tests (it takes the analysis budget, two minutes by default).
@@ -33,6 +38,8 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -189,6 +196,14 @@ def main() -> int:
 
     measure(f"{settings.PREEMPTLAB_UNFINISHED_PER_USER + 1} unfinished for one user", fairness)
 
+    # Another user's: alice's unfinished what-ifs above hold all of her places.
+    dave = users.objects.create_user("dave", password="probe-dave-1")
+    dave_web = Client()
+    dave_web.force_login(dave)
+    dave_demo = cluster_services.snapshot_load_demo(owner=dave)
+    _timed_bombs(dave_web, dave_demo)
+    _annotation_bomb(dave_web, dave_demo)
+
     # Last: the padding bombs' ingests raise the process's peak past every row above.
     carol = users.objects.create_user("carol", password="probe-carol-1")
     gz = whitespace_gzip()
@@ -268,8 +283,6 @@ def _pod() -> dict[str, Any]:
 
 
 def _ingest(owner: Any, cluster: Any) -> tuple[str, Any]:
-    import orjson
-
     snapshot = cluster_services.snapshot_create(
         owner=owner,
         name="probe-1000",
@@ -295,6 +308,72 @@ def _submit(web: Client, snapshot: Any, deployment: dict[str, Any] | None) -> tu
         snapshot=snapshot, objects=[deployment], recreate_victims=True
     )
     return f"{analysis.status}, {len(analysis.pod['pods']):,} pods", analysis
+
+
+def _timed_deployment(name: str, klass: str, **extra: Any) -> dict[str, Any]:
+    """One replica of 300m in ``klass``; ``extra``: the pod spec's grace period, or the
+    workload's arrival annotation."""
+    spec: dict[str, Any] = {
+        "priorityClassName": klass,
+        "containers": [{"name": "c", "resources": {"requests": {"cpu": "300m"}}}],
+    }
+    meta: dict[str, Any] = {"name": name, "namespace": "default"}
+    if "grace" in extra:
+        spec["terminationGracePeriodSeconds"] = extra["grace"]
+    if "arrival" in extra:
+        meta["annotations"] = {"preemptlab.io/arrival-seconds": str(extra["arrival"])}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": meta,
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": spec},
+        },
+    }
+
+
+def _timed_bombs(web: Client, demo: Any) -> None:
+    """The timed what-if that once ran until Celery's hard limit (and raised OverflowError
+    at 2^62): each grace period and arrival is now bounded, the clock jumps."""
+    for what, b_arrival in (("2 s", 2), ("999999999 s", 999999999)):
+        objects = [
+            _timed_deployment("a", "cat-1", grace=2**62),
+            _timed_deployment("b", "cat-2", arrival=b_arrival),
+        ]
+
+        def run_it(objects: list[dict[str, Any]] = objects) -> tuple[str, None]:
+            r = web.post(
+                f"/api/snapshots/{demo.pk}/analyses/",
+                {"objects": objects, "timeline": True},
+                content_type="application/json",
+            )
+            if r.status_code != 202:
+                return f"{r.status_code}: {r.content.decode()[:70]}", None
+            done = services.analysis_run(analysis_id=r.json()["id"])
+            if done.error:
+                return f"{done.status}: {done.error[:60]}", None
+            contract = done.simulation["contract"]
+            span = contract["timeline"]["duration"]
+            return f"{done.status}: {contract['stop_reason']}, {span:,.0f} simulated s", None
+
+        measure(f"timed bomb: grace 2^62 s, arrival {what}", run_it)
+
+
+def _annotation_bomb(web: Client, demo: Any) -> None:
+    pod = _pod()
+    pod["metadata"]["annotations"] = {"note": "x" * 100_000_000}
+    body = orjson.dumps({"pod": pod})
+    del pod
+
+    def post_it() -> tuple[str, None]:
+        before = Analysis.objects.count()
+        r = web.post(f"/api/snapshots/{demo.pk}/analyses/", body, content_type="application/json")
+        kept = Analysis.objects.count() - before
+        return f"{r.status_code}, {kept} analyses kept: {r.content.decode()[:40]}", None
+
+    measure(f"what-if with a {len(body) / 1e6:,.0f} MB annotation", post_it)
 
 
 if __name__ == "__main__":
