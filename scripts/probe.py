@@ -310,13 +310,15 @@ def _submit(web: Client, snapshot: Any, deployment: dict[str, Any] | None) -> tu
     return f"{analysis.status}, {len(analysis.pod['pods']):,} pods", analysis
 
 
-def _timed_deployment(name: str, klass: str, **extra: Any) -> dict[str, Any]:
-    """One replica of 300m in ``klass``; ``extra``: the pod spec's grace period, or the
-    workload's arrival annotation."""
+def _timed_deployment(name: str, klass: str, cpu: str, **extra: Any) -> dict[str, Any]:
+    """One replica in ``klass``; ``extra``: the pod spec's grace period, the workload's
+    arrival annotation, or the node it must run on."""
     spec: dict[str, Any] = {
         "priorityClassName": klass,
-        "containers": [{"name": "c", "resources": {"requests": {"cpu": "300m"}}}],
+        "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}],
     }
+    if "node" in extra:
+        spec["nodeSelector"] = {"kubernetes.io/hostname": extra["node"]}
     meta: dict[str, Any] = {"name": name, "namespace": "default"}
     if "grace" in extra:
         spec["terminationGracePeriodSeconds"] = extra["grace"]
@@ -339,8 +341,9 @@ def _timed_bombs(web: Client, demo: Any) -> None:
     at 2^62): each grace period and arrival is now bounded, the clock jumps."""
     for what, b_arrival in (("2 s", 2), ("999999999 s", 999999999)):
         objects = [
-            _timed_deployment("a", "cat-1", grace=2**62),
-            _timed_deployment("b", "cat-2", arrival=b_arrival),
+            # a lands on node-3, the only node with room; b needs node-3 and preempts a.
+            _timed_deployment("a", "cat-1", "300m", grace=2**62),
+            _timed_deployment("b", "cat-2", "400m", arrival=b_arrival, node="node-3"),
         ]
 
         def run_it(objects: list[dict[str, Any]] = objects) -> tuple[str, None]:
