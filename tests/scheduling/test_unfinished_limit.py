@@ -95,6 +95,39 @@ def test_ingesting_snapshots_count_against_what_ifs(
     assert r.status_code == 429 and not Analysis.objects.exists()
 
 
+@pytest.mark.django_db
+def test_a_queued_first_in_line_ranking_counts_against_what_ifs_and_uploads(
+    owner: Any, demo_snapshot: Any, settings: Any
+) -> None:
+    """One count for every kind of work: a ranking waiting for a worker holds the place a
+    what-if or an upload would take."""
+    from planning.models import FirstInLineRanking
+
+    settings.PREEMPTLAB_UNFINISHED_PER_USER = 1
+    FirstInLineRanking.objects.create(
+        snapshot=demo_snapshot,
+        cpu_millis=1000,
+        memory_bytes=2**31,
+        limit=50,
+        status=AnalysisStatus.QUEUED,
+    )
+    api = APIClient()
+    api.force_authenticate(owner)
+    r = api.post(
+        f"/api/snapshots/{demo_snapshot.pk}/analyses/", {"pod": demo_cat3_pod()}, format="json"
+    )
+    assert r.status_code == 429 and "first-in-line rankings" in r.json()["detail"]
+    r = api.post("/api/snapshots/", {"objects": as_list([make_node("node-b")])}, format="json")
+    assert r.status_code == 429
+    assert not Analysis.objects.exists()
+    # Done, it holds nothing.
+    FirstInLineRanking.objects.update(status=AnalysisStatus.DONE)
+    r = api.post(
+        f"/api/snapshots/{demo_snapshot.pk}/analyses/", {"pod": demo_cat3_pod()}, format="json"
+    )
+    assert r.status_code == 202, r.content
+
+
 @pytest.fixture
 def gunicorn(transactional_db: Any, tmp_path: Path) -> Iterator[str]:
     """The app under gunicorn with three workers of ten threads each, on the test database, its
