@@ -69,7 +69,8 @@ drills: install
 	DEBUG=0 $(BIN)/python scripts/drills.py
 
 # On demand, never part of the tests: replays the alias bomb, the refused upload posted
-# again with kept=REF x500, and a 1,000-replica workload on 1,000 nodes under the default
-# analysis budget (two minutes), and prints the answers, time, memory and disk growth.
+# again with kept=REF x500, a 1,000-replica workload on 1,000 nodes under the default
+# analysis budget (two minutes), the timed bomb, a 100 MB annotation and 30 parallel
+# gzip bombs, and prints the answers, time, memory and disk growth.
 probe: install
 	$(BIN)/python scripts/probe.py
