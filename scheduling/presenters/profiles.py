@@ -4,6 +4,7 @@ arguments that differ from the defaults."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +41,8 @@ class PointRow:
 @dataclass(frozen=True)
 class ArgsRow:
     plugin: str
-    changed: dict[str, Any]
+    # Each changed argument as the configuration file writes it (JSON, a YAML flow).
+    changed: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -51,8 +53,8 @@ class ProfileView:
     preemption: bool
 
 
-def _changed(given: dict[str, Any], default: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in given.items() if default.get(k) != v}
+def _changed(given: dict[str, Any], default: dict[str, Any]) -> dict[str, str]:
+    return {k: json.dumps(v) for k, v in given.items() if default.get(k) != v}
 
 
 def profile_view(profile: Profile) -> ProfileView:

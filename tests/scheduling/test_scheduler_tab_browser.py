@@ -61,6 +61,10 @@ def test_the_scheduler_tab_fits_1366_pixels_under_each_preset(
                 expected = [n for row in profile_view(profile).points for n, _ in row.plugins]
                 assert listed == expected, name
                 assert "PrioritySort" in listed and "DefaultBinder" in listed
+            args = page.locator(".scheduler-args").all_inner_texts()
+            if name in ("openshift-high-node-utilization", "most-allocated"):
+                # As a configuration file writes it (JSON), not as Python prints a dict.
+                assert 'scoringStrategy: {"type": "MostAllocated"' in " ".join(args), args
     finally:
         context.close()
 
