@@ -9,43 +9,24 @@ from typing import Any
 
 from celery import Task, shared_task
 
-from config.faults import DATABASE_FAULTS, database_retry, is_database_fault
+from config.faults import DATABASE_FAULTS, database_retry
 from planning import first_in_line as rankings
 from planning.models import FirstInLineRanking
 from scheduling.constants import AnalysisStatus
-from scheduling.tasks import failure_message
+from scheduling.tasks import RecordsFailureTask
 
 log = logging.getLogger(__name__)
 
 
-class FirstInLineRunTask(Task[Any, Any]):
-    """Records any unexpected failure on the ranking, so its page stops waiting (a
-    database that stayed down is left to the lease and the reconciler)."""
+class FirstInLineRunTask(RecordsFailureTask):
+    noun = "ranking"
+    id_argument = "ranking_id"
 
-    def on_failure(
-        self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
-    ) -> None:
-        if is_database_fault(exc):
-            log.warning(
-                "ranking task %s gave up on the database; the reconciler takes over", task_id
-            )
-            return
-        ranking_id = args[0] if args else kwargs.get("ranking_id")
-        try:
-            if ranking_id is None or not FirstInLineRanking.objects.filter(pk=ranking_id).exists():
-                return
-            reference = task_id[:8] or "unknown"
-            log.error(
-                "ranking task %s (reference %s) failed",
-                task_id,
-                reference,
-                exc_info=(type(exc), exc, exc.__traceback__),
-            )
-            rankings.first_in_line_fail(
-                ranking_id=ranking_id, error=failure_message(exc, reference)
-            )
-        except DATABASE_FAULTS:
-            log.warning("could not record the failure of ranking %s", ranking_id)
+    def row_exists(self, pk: int) -> bool:
+        return FirstInLineRanking.objects.filter(pk=pk).exists()
+
+    def record_failure(self, pk: int, error: str) -> None:
+        rankings.first_in_line_fail(ranking_id=pk, error=error)
 
 
 @shared_task(

@@ -42,35 +42,61 @@ def failure_message(exc: BaseException, reference: str) -> str:
     )
 
 
-class AnalysisRunTask(Task[Any, Any]):
-    """Records any unexpected failure on the analysis, so its page stops waiting.
+class RecordsFailureTask(Task[Any, Any]):
+    """A task over one row of leased work that records any unexpected failure on the row,
+    so its page stops waiting.
 
-    A database that stayed down through every retry is not recorded (it cannot
-    be): the lease then lapses and the reconciler queues the analysis again.
+    A database that stayed down through every retry is not recorded (it cannot be): the
+    lease then lapses and the reconciler queues the work again. A subclass names the
+    work (``noun``, the task's ``id_argument``) and says whether the row is still there
+    and how a failure is recorded.
     """
+
+    noun = "work"
+    id_argument = "id"
+
+    def row_exists(self, pk: int) -> bool:
+        raise NotImplementedError
+
+    def record_failure(self, pk: int, error: str) -> None:
+        raise NotImplementedError
 
     def on_failure(
         self, exc: BaseException, task_id: str, args: Any, kwargs: Any, einfo: Any
     ) -> None:
         if is_database_fault(exc):
             log.warning(
-                "analysis task %s gave up on the database; the reconciler takes over", task_id
+                "%s task %s gave up on the database; the reconciler takes over",
+                self.noun,
+                task_id,
             )
             return
-        analysis_id = args[0] if args else kwargs.get("analysis_id")
+        pk = args[0] if args else kwargs.get(self.id_argument)
         try:
-            if analysis_id is None or not Analysis.objects.filter(pk=analysis_id).exists():
+            if pk is None or not self.row_exists(pk):
                 return
             reference = task_id[:8] or "unknown"
             log.error(
-                "analysis task %s (reference %s) failed",
+                "%s task %s (reference %s) failed",
+                self.noun,
                 task_id,
                 reference,
                 exc_info=(type(exc), exc, exc.__traceback__),
             )
-            services.analysis_fail(analysis_id=analysis_id, error=failure_message(exc, reference))
+            self.record_failure(pk, failure_message(exc, reference))
         except DATABASE_FAULTS:
-            log.warning("could not record the failure of analysis %s", analysis_id)
+            log.warning("could not record the failure of %s %s", self.noun, pk)
+
+
+class AnalysisRunTask(RecordsFailureTask):
+    noun = "analysis"
+    id_argument = "analysis_id"
+
+    def row_exists(self, pk: int) -> bool:
+        return Analysis.objects.filter(pk=pk).exists()
+
+    def record_failure(self, pk: int, error: str) -> None:
+        services.analysis_fail(analysis_id=pk, error=error)
 
 
 @shared_task(

@@ -62,3 +62,23 @@ def test_a_redelivered_task_does_not_run_a_finished_analysis_again(
 
 def test_it_shrugs_at_a_deleted_analysis(db: Any) -> None:
     assert analysis_run_task.apply(args=[987654]).result == "gone"
+
+
+def test_a_ranking_task_records_its_unexpected_failure_the_same_way(demo_snapshot: Any) -> None:
+    from planning.models import FirstInLineRanking
+    from planning.tasks import first_in_line_run_task
+
+    ranking = FirstInLineRanking.objects.create(
+        snapshot=demo_snapshot,
+        cpu_millis=1000,
+        memory_bytes=2**31,
+        limit=50,
+        status=AnalysisStatus.QUEUED,
+    )
+    with mock.patch("planning.first_in_line.first_in_line", side_effect=RuntimeError("boom")):
+        outcome = first_in_line_run_task.apply(args=[ranking.pk])
+    assert outcome.failed()
+    ranking.refresh_from_db()
+    assert ranking.status == AnalysisStatus.FAILED
+    assert f"reference {(outcome.task_id or '')[:8]}" in ranking.error
+    assert "boom" not in ranking.error
