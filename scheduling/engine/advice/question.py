@@ -17,6 +17,7 @@ from typing import Any
 from ..analysis import analyze
 from ..cluster import Cluster, NodeInfo
 from ..config import EngineConfig
+from ..errors import InvalidInput
 from ..hypothetical import with_priority_classes
 from ..objects import PDB, Node, Pod
 from ..plugins.podtopologyspread import LABEL_HOSTNAME
@@ -128,6 +129,21 @@ class Asked:
             scheduler_config=self.scheduler_config,
         )
         return Run(answer=workload_answer(sim, workload.pod_keys), simulation=sim)
+
+    def analyze_pod(self, pod: Mapping[str, Any]) -> Result | None:
+        """One pod of the question (or made from it) analyzed on the question's cluster,
+        under its configuration; None when it is invalid."""
+        q = self.question
+        try:
+            return analyze(
+                self.cluster,
+                pod,
+                q.config if isinstance(q, PodQuestion) else None,
+                priority_classes=self.priority_classes,
+                scheduler_config=self.scheduler_config,
+            )
+        except InvalidInput:
+            return None
 
     def answer(self, change: Change | None) -> Run:
         """The question with ``change`` applied, answered again (None: as asked)."""

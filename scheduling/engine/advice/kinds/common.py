@@ -78,14 +78,19 @@ def hurting_objects(asked: Asked, base: Run) -> list[int]:
     return [i for i, o in enumerate(workload.objects) if hurt & set(o.pod_keys)]
 
 
-def try_run(asked: Asked, change: Change | None, budget: KindBudget) -> Run | None:
-    """One run within the kind's budget; None when the change makes the question
+def answer_or_none(asked: Asked, change: Change | None) -> Run | None:
+    """The question with ``change`` answered again; None when the change makes it
     invalid (the API server would refuse it)."""
-    budget.spend()
     try:
         return asked.answer(change)
     except InvalidInput:
         return None
+
+
+def try_run(asked: Asked, change: Change | None, budget: KindBudget) -> Run | None:
+    """One run within the kind's budget (see answer_or_none)."""
+    budget.spend()
+    return answer_or_none(asked, change)
 
 
 def step_less(change: Change | None, run: Run | None) -> StepLess:
@@ -153,12 +158,13 @@ class Searching:
     def add(
         self,
         change: Change,
-        run: Run,
+        run: Run | None,
         *,
         less: StepLess | None,
         summary: str,
         detail: str = "",
     ) -> None:
+        assert run is not None, "an item is a change that ran"
         started, runs_before = self._mark
         self.found.items.append(
             item(

@@ -24,6 +24,7 @@ from ..search import KindBudget, Probe, least_passing
 from .common import (
     KindAdvice,
     Searching,
+    answer_or_none,
     each_container,
     hurting_objects,
     object_patch,
@@ -88,7 +89,8 @@ def _requests(container: dict[str, Any], create: bool = False) -> dict[str, Any]
         if "requests" not in res:
             # An unset request defaults to the limit: it is written out to be lowered.
             res["requests"] = dict(res.get("limits") or {})
-        return dict.__getitem__(res, "requests")  # type: ignore[no-any-return]
+        got: dict[str, Any] = res["requests"]
+        return got
     return res.get("requests") or res.get("limits") or {}
 
 
@@ -177,7 +179,7 @@ def _one(
     # the largest request.
     to_k: Callable[[int], int] = lambda i: top - i  # noqa: E731
     probe = Probe(
-        run=lambda i: asked.answer(change(to_k(i))),
+        run=lambda i: answer_or_none(asked, change(to_k(i))),
         passes=runs_clean,
         budget=s.budget,
     )
