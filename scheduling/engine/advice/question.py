@@ -15,15 +15,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..analysis import analyze
-from ..cluster import Cluster
+from ..cluster import Cluster, NodeInfo
 from ..config import EngineConfig
+from ..errors import InvalidInput
 from ..hypothetical import with_priority_classes
-from ..objects import Pod
+from ..objects import PDB, Node, Pod
+from ..plugins.podtopologyspread import LABEL_HOSTNAME
 from ..profile.profile_map import SchedulerConfigInput
 from ..result import Result
 from ..simulate import Simulation, simulate
 from ..workload import DEFAULT_MAX_REPLICAS, Workload, admit, expand_workload
-from .result import Answer
+from . import patch
+from .result import AddNodes, Answer, Change, CreateObjects, ObjectPatch
 
 # A workload's one word (scheduling.constants.WorkloadOutcome has the same values).
 ALL_RUN = "all-run"
@@ -126,6 +129,85 @@ class Asked:
             scheduler_config=self.scheduler_config,
         )
         return Run(answer=workload_answer(sim, workload.pod_keys), simulation=sim)
+
+    def analyze_pod(self, pod: Mapping[str, Any]) -> Result | None:
+        """One pod of the question (or made from it) analyzed on the question's cluster,
+        under its configuration; None when it is invalid."""
+        q = self.question
+        try:
+            return analyze(
+                self.cluster,
+                pod,
+                q.config if isinstance(q, PodQuestion) else None,
+                priority_classes=self.priority_classes,
+                scheduler_config=self.scheduler_config,
+            )
+        except InvalidInput:
+            return None
+
+    def answer(self, change: Change | None) -> Run:
+        """The question with ``change`` applied, answered again (None: as asked)."""
+        objects = self.objects()
+        if change is None:
+            return self.run(objects)
+        if isinstance(change, ObjectPatch):
+            objects[change.object] = patch.apply(objects[change.object], change.patch)
+            return self.run(objects)
+        if isinstance(change, AddNodes):
+            return self.run(objects, with_nodes(self.cluster, change.like, change.add_nodes))
+        assert isinstance(change, CreateObjects)
+        return self.run(objects, with_budgets(self.cluster, change.create))
+
+
+def with_nodes(cluster: Cluster, like: str, count: int) -> Cluster:
+    """A view of ``cluster`` with ``count`` more nodes like ``like`` (its labels, taints
+    and allocatable; no pods, no images), named ``<like>-like-1``... and labelled with
+    their own hostname. The cached cluster is not changed: the view shares its nodes,
+    pods and indexes (NodeInfos included: analyze and simulate never change them, a
+    simulation clones a node's info before binding to it), so a run on it costs only
+    the new nodes."""
+    model = cluster.node_info_by_name[like].node
+    view = copy.copy(cluster)
+    view.nodes = list(cluster.nodes)
+    view.node_infos = list(cluster.node_infos)
+    view.node_info_by_name = dict(cluster.node_info_by_name)
+    taken = set(view.node_info_by_name)
+    n = 0
+    for _ in range(count):
+        n += 1
+        while f"{like}-like-{n}" in taken:
+            n += 1
+        name = f"{like}-like-{n}"
+        labels = dict(model.labels)
+        if LABEL_HOSTNAME in labels:
+            labels[LABEL_HOSTNAME] = name
+        node = Node(
+            name,
+            labels=labels,
+            taints=[dict(t) for t in model.taints],
+            allocatable=dict(model.allocatable),
+        )
+        ni = NodeInfo(node)
+        view.nodes.append(node)
+        view.node_infos.append(ni)
+        view.node_info_by_name[name] = ni
+    return view
+
+
+def with_budgets(cluster: Cluster, manifests: Sequence[Mapping[str, Any]]) -> Cluster:
+    """A view of ``cluster`` with more PodDisruptionBudgets. A budget created now, its
+    pods all healthy, allows what the disruption controller computes from its spec:
+    ``maxUnavailable`` (an integer; the only form advice writes) disruptions."""
+    view = copy.copy(cluster)
+    added = []
+    for m in manifests:
+        allowed = int(m["spec"]["maxUnavailable"])
+        added.append(PDB.from_dict({**m, "status": {"disruptionsAllowed": allowed}}))
+    view.pdbs = list(cluster.pdbs) + added
+    # The budgets' index of bound pods is made again for the view (the cluster keeps its own).
+    view._pdb_index = None
+    view.index_pdbs()
+    return view
 
 
 @dataclass

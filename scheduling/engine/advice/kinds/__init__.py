@@ -4,23 +4,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from ..question import Asked, Run
-from ..result import AdviceItem, AdviceKind, KindSearch, Note
+from ..result import AdviceKind
 from ..search import KindBudget
-
-
-@dataclass
-class KindAdvice:
-    """What one kind's search found: its items, its notes, and what it cost."""
-
-    items: list[AdviceItem] = field(default_factory=list)
-    notes: list[Note] = field(default_factory=list)
-    search: KindSearch | None = None
-
+from . import add_nodes, fewer_replicas, protect, smaller_request, wait_instead
+from .common import KindAdvice
 
 KindSearchFn = Callable[[Asked, Run, KindBudget], KindAdvice]
 
-# Filled as the kinds' modules land; advise() searches them in this order.
-KINDS: list[tuple[AdviceKind, KindSearchFn]] = []
+KINDS: list[tuple[AdviceKind, KindSearchFn]] = [
+    (AdviceKind.SMALLER_REQUEST, smaller_request.search),
+    (AdviceKind.ADD_NODES, add_nodes.search),
+    (AdviceKind.FEWER_REPLICAS, fewer_replicas.search),
+    (AdviceKind.WAIT_INSTEAD, wait_instead.search),
+    (AdviceKind.PROTECT, protect.search),
+]
+
+__all__ = ["KINDS", "KindAdvice", "KindSearchFn"]
