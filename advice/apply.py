@@ -18,103 +18,22 @@ import yaml
 from django.http import Http404
 
 from advice.models import Advice
-from scheduling.engine.advice import AddNodes, AdviceItem, CreateObjects, ObjectPatch
+from scheduling.engine.advice import AddNodes, AdviceItem, CreateObjects, ObjectPatch, patch
 from scheduling.models import Analysis
 from scheduling.services import analysis_manifest
 
 
 class PatchError(ValueError):
-    """A JSON Patch that does not apply to the object (its path is missing, a test fails)."""
+    """A JSON Patch that does not apply to the object (a path is missing)."""
 
 
-def _tokens(pointer: str) -> list[str]:
-    """RFC 6901: "/a/b~1c" -> ["a", "b/c"]."""
-    if pointer == "":
-        return []
-    if not pointer.startswith("/"):
-        raise PatchError(f"{pointer!r} is not a JSON pointer")
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
-
-
-def _index(container: list[Any], token: str, *, adding: bool) -> int:
-    if adding and token == "-":
-        return len(container)
-    if not token.isdigit():
-        raise PatchError(f"{token!r} is not an array index")
-    i = int(token)
-    if i > len(container) or (i == len(container) and not adding):
-        raise PatchError(f"index {i} is out of range")
-    return i
-
-
-def _parent(doc: Any, pointer: str) -> tuple[Any, str]:
-    tokens = _tokens(pointer)
-    if not tokens:
-        raise PatchError("the whole document cannot be the target")
-    node = doc
-    for t in tokens[:-1]:
-        if isinstance(node, list):
-            node = node[_index(node, t, adding=False)]
-        elif isinstance(node, dict) and t in node:
-            node = node[t]
-        else:
-            raise PatchError(f"{pointer}: {t!r} is missing")
-    return node, tokens[-1]
-
-
-def _get(doc: Any, pointer: str) -> Any:
-    node = doc
-    for t in _tokens(pointer):
-        if isinstance(node, list):
-            node = node[_index(node, t, adding=False)]
-        elif isinstance(node, dict) and t in node:
-            node = node[t]
-        else:
-            raise PatchError(f"{pointer}: {t!r} is missing")
-    return node
-
-
-def _add(doc: Any, pointer: str, value: Any) -> None:
-    parent, last = _parent(doc, pointer)
-    if isinstance(parent, list):
-        parent.insert(_index(parent, last, adding=True), value)
-    elif isinstance(parent, dict):
-        parent[last] = value
-    else:
-        raise PatchError(f"{pointer}: the parent is not an object or an array")
-
-
-def _remove(doc: Any, pointer: str) -> Any:
-    parent, last = _parent(doc, pointer)
-    if isinstance(parent, list):
-        return parent.pop(_index(parent, last, adding=False))
-    if isinstance(parent, dict) and last in parent:
-        return parent.pop(last)
-    raise PatchError(f"{pointer} is missing")
-
-
-def json_patch(document: Any, patch: Sequence[Mapping[str, Any]]) -> Any:
-    """``document`` with the RFC 6902 ``patch`` applied (a copy; the document is kept)."""
-    doc = copy.deepcopy(document)
-    for op in patch:
-        name, path = op.get("op"), str(op.get("path", ""))
-        if name == "add":
-            _add(doc, path, copy.deepcopy(op["value"]))
-        elif name == "remove":
-            _remove(doc, path)
-        elif name == "replace":
-            _remove(doc, path)
-            _add(doc, path, copy.deepcopy(op["value"]))
-        elif name == "move":
-            _add(doc, path, _remove(doc, str(op["from"])))
-        elif name == "copy":
-            _add(doc, path, copy.deepcopy(_get(doc, str(op["from"]))))
-        elif name == "test":
-            if _get(doc, path) != op["value"]:
-                raise PatchError(f"test failed at {path}")
-        else:
-            raise PatchError(f"unknown operation {name!r}")
-    return doc
+def json_patch(document: Any, ops: Sequence[Mapping[str, Any]]) -> Any:
+    """``document`` with the RFC 6902 ``ops`` applied (the engine's own applier: what the
+    form gets is what the engine proved), PatchError where they do not apply."""
+    try:
+        return patch.apply(document, ops)
+    except (KeyError, IndexError, TypeError, ValueError) as e:
+        raise PatchError(f"{type(e).__name__}: {e}") from None
 
 
 def patched_analysis(analysis: Analysis, change: ObjectPatch) -> Analysis:

@@ -79,6 +79,10 @@ def change_words(change: Change, objects: Sequence[Mapping[str, Any]]) -> str:
     return f"{_object_name(objects, change.object)}: {'; '.join(ops)}"
 
 
+def _upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def outcome_words(outcome: str, victims: Sequence[str], pdbs: Sequence[str] = ()) -> str:
     words = OUTCOME_WORDS.get(outcome, outcome)
     if victims:
@@ -95,11 +99,20 @@ class ItemRow:
     index: int
     item: AdviceItem
     label: str
+    headline: str
     change: str
     then: str
     proof: str
     one_step_less: str
     applies_to_form: bool
+
+
+def note_lines(advice: Advice) -> list[str]:
+    """The findings that are no change, each once, as sentences."""
+    seen: dict[str, None] = {}
+    for n in advice.notes:
+        seen.setdefault(_upper_first(n.text.rstrip(".")) + ".")
+    return list(seen)
 
 
 def item_rows(advice: Advice, objects: Sequence[Mapping[str, Any]]) -> list[ItemRow]:
@@ -115,11 +128,14 @@ def item_rows(advice: Advice, objects: Sequence[Mapping[str, Any]]) -> list[Item
                 index=i,
                 item=item,
                 label=KIND_LABELS.get(item.kind, str(item.kind)),
-                change=item.summary or change_words(item.change, objects),
-                then=item.detail or outcome_words(item.outcome, item.victims, item.pdbs_exceeded),
+                headline=_upper_first(item.summary or change_words(item.change, objects)),
+                change=change_words(item.change, objects),
+                then=(
+                    item.detail or outcome_words(item.outcome, item.victims, item.pdbs_exceeded)
+                ).rstrip("."),
                 proof=(
                     f"Proven: {plural(item.proof.runs, 'engine run')} in "
-                    f"{item.proof.seconds:.2f} s."
+                    f"{seconds_words(item.proof.seconds)}."
                 ),
                 one_step_less=less_words,
                 applies_to_form=isinstance(item.change, ObjectPatch),
@@ -131,7 +147,10 @@ def item_rows(advice: Advice, objects: Sequence[Mapping[str, Any]]) -> list[Item
 def baseline_words(advice: Advice) -> str:
     """What the question does as asked: what the advice avoids."""
     b = advice.baseline
-    parts = [OUTCOME_WORDS.get(b.outcome, b.outcome).capitalize()]
+    words = {"preempts": "preempts", "fits": "fits"}.get(b.outcome) or OUTCOME_WORDS.get(
+        b.outcome, b.outcome
+    )
+    parts = [words]
     if b.victims:
         parts.append(f"evicts {plural(len(b.victims), 'pod')}")
     if b.pdbs_exceeded:
@@ -141,10 +160,17 @@ def baseline_words(advice: Advice) -> str:
     return "; ".join(parts)
 
 
+def seconds_words(seconds: float) -> str:
+    """ "3 ms", "0.4 s", "12 s"."""
+    if seconds < 0.1:
+        return f"{max(seconds * 1000, 1):.0f} ms"
+    return f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
+
+
 def search_words(advice: Advice, budget_seconds: float) -> str:
     """How the search went: runs, seconds, and whether the budget stopped it."""
     words = (
-        f"{plural(advice.runs, 'engine run')} in {advice.seconds:.1f} s, "
+        f"{plural(advice.runs, 'engine run')} in {seconds_words(advice.seconds)}, "
         f"each change answered again by kube-scheduler's logic."
     )
     stopped = [s for s in advice.searches if s.stopped]

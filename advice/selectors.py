@@ -64,6 +64,7 @@ def section_context(analysis: Analysis, *, shared: bool, section_url: str) -> di
             "advice": advice,
             "rows": presenters.item_rows(advice, submitted_objects(analysis)),
             "baseline": presenters.baseline_words(advice),
+            "notes": presenters.note_lines(advice),
             "search": presenters.search_words(advice, ctx["budget_seconds"]),
         }
     return ctx
