@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.test import Client
 from rest_framework.test import APIClient
 
@@ -245,3 +246,30 @@ def test_the_section_offers_advice_only_where_the_answer_hurts(
     assert r.status_code == 200 and "Queued" in r.content.decode()
     assert 'hx-trigger="every 1s"' in r.content.decode()
     no_advice_broker.assert_called_once()
+
+
+def test_the_section_follows_a_running_analysis_then_offers_advice(
+    client: Client, owner: Any, no_broker: Any, demo_snapshot: Any
+) -> None:
+    client.force_login(owner)
+    queued = services.analysis_create(snapshot=demo_snapshot, pod=demo_pod("orange", "cat-3"))
+    section = f"/analyses/{queued.pk}/advice/"
+    waiting = client.get(section, HTTP_HX_REQUEST="true")
+    # Nothing to offer yet, but the section keeps asking (the answer is not in).
+    assert waiting.status_code == 200 and 'hx-trigger="every 1s"' in waiting.content.decode()
+    assert "Find how to avoid it" not in waiting.content.decode()
+    services.analysis_run(analysis_id=queued.pk)
+    done = client.get(section, HTTP_HX_REQUEST="true")
+    assert done.status_code == 286  # htmx stops polling
+    assert "Find how to avoid it" in done.content.decode()
+    # Without htmx the section is part of the result page.
+    plain = client.get(section)
+    assert plain.status_code == 302 and plain["Location"].endswith("#advice")
+
+
+def test_the_admin_lists_advice(client: Client, preempting: Analysis) -> None:
+    _stored(preempting, [SMALLER])
+    admin = get_user_model().objects.create_superuser("admin", "admin@example.com", "x")
+    client.force_login(admin)
+    r = client.get("/admin/advice/advice/")
+    assert r.status_code == 200 and f"advice on analysis {preempting.pk}" in r.content.decode()
