@@ -20,6 +20,7 @@ from scheduling.engine.advice import (
     AdviceItem,
     AdviceKind,
     Answer,
+    KindSearch,
     ObjectPatch,
     Proof,
     StepLess,
@@ -273,3 +274,32 @@ def test_the_admin_lists_advice(client: Client, preempting: Analysis) -> None:
     client.force_login(admin)
     r = client.get("/admin/advice/advice/")
     assert r.status_code == 200 and f"advice on analysis {preempting.pk}" in r.content.decode()
+
+
+def test_progress_while_it_runs_and_an_early_stop_said_in_words(
+    client: Client, owner: Any, preempting: Analysis
+) -> None:
+    client.force_login(owner)
+    row = Advice.objects.create(analysis=preempting, status="running", runs_done=7)
+    section = f"/analyses/{preempting.pk}/advice/"
+    r = client.get(section, HTTP_HX_REQUEST="true")
+    assert r.status_code == 200 and "engine run 8" in r.content.decode()
+    stopped = EngineAdvice(
+        items=(SMALLER,),
+        baseline=Answer("preempts", "node-5", ("default/purple-1",), ()),
+        searches=(
+            KindSearch(AdviceKind.SMALLER_REQUEST, 3, 0.5),
+            KindSearch(AdviceKind.ADD_NODES, 9, 119.5, stopped="budget"),
+        ),
+        seconds=120.2,
+    )
+    Advice.objects.filter(pk=row.pk).update(
+        status="done", answer=stopped.to_dict(), engine_version=advice_services.ENGINE_VERSION
+    )
+    done = client.get(section, HTTP_HX_REQUEST="true").content.decode()
+    assert "13 engine runs in 120 s" in done
+    assert "Stopped early: more nodes at the advice&#x27;s time (120 s" in done
+    body = APIClient()
+    body.force_authenticate(owner)
+    search = body.get(_url(preempting)).json()["search"]
+    assert search["stopped_early"] is True and search["kinds"][1]["stopped"] == "budget"
