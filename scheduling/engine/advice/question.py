@@ -195,29 +195,16 @@ def with_nodes(cluster: Cluster, like: str, count: int) -> Cluster:
 
 
 def with_budgets(cluster: Cluster, manifests: Sequence[Mapping[str, Any]]) -> Cluster:
-    """A view of ``cluster`` with more PodDisruptionBudgets. A budget created now, its
-    pods all healthy, allows what the disruption controller computes from its spec:
-    ``maxUnavailable`` (an integer; the only form advice writes) disruptions."""
-    view = copy.copy(cluster)
-    added = []
-    for m in manifests:
-        allowed = int(m["spec"]["maxUnavailable"])
-        added.append(PDB.from_dict({**m, "status": {"disruptionsAllowed": allowed}}))
-    view.pdbs = list(cluster.pdbs) + added
-    # The budgets' index of bound pods is made again for the view (the cluster keeps its
-    # own); so is each node's preemption order, which caches its pods' budgets: the
-    # nodes' infos are copies without it (their pods are shared).
-    view._pdb_index = None
-    view.index_pdbs()
-    view.node_infos = [_unordered(ni) for ni in cluster.node_infos]
-    view.node_info_by_name = {ni.name: ni for ni in view.node_infos}
-    return view
-
-
-def _unordered(ni: NodeInfo) -> NodeInfo:
-    copy_ = ni.clone()
-    copy_.preemption_order = None
-    return copy_
+    """A view of ``cluster`` with more PodDisruptionBudgets (Cluster.with_pdbs: only the
+    pods they select are matched again). A budget created now, its pods all healthy,
+    allows what the disruption controller computes from its spec: ``maxUnavailable``
+    (an integer; the only form advice writes) disruptions."""
+    return cluster.with_pdbs(
+        [
+            PDB.from_dict({**m, "status": {"disruptionsAllowed": int(m["spec"]["maxUnavailable"])}})
+            for m in manifests
+        ]
+    )
 
 
 @dataclass

@@ -21,7 +21,7 @@ WAITING = make_priority_class("high-waiting", 10_000, policy="Never")
 
 
 def filler(name: str, node: str, cpu: str, app: str) -> dict[str, Any]:
-    return (
+    pod = (
         make_pod(name)
         .priority_class("low")
         .priority(100)
@@ -31,6 +31,10 @@ def filler(name: str, node: str, cpu: str, app: str) -> dict[str, Any]:
         .start_time("2025-06-01T00:00:00Z")
         .obj()
     )
+    pod["metadata"]["ownerReferences"] = [
+        {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": f"{app}-abc", "controller": True}
+    ]
+    return pod
 
 
 def two_nodes(*, zone_b: bool = False, budgets: bool = False) -> list[dict[str, Any]]:

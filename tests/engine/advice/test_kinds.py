@@ -102,7 +102,7 @@ def test_protect_says_when_no_budget_would() -> None:
     advice = advise(load_cluster(objects), PodQuestion(pod), kinds=[AdviceKind.PROTECT])
     assert advice.baseline.node == "node-a"
     assert advice.items == ()
-    assert any("no budget would protect default/red" in n.text for n in advice.notes)
+    assert any("no budget would protect ReplicaSet default/red-abc" in n.text for n in advice.notes)
 
 
 def test_relax_a_node_selector_that_forces_the_eviction() -> None:
