@@ -79,7 +79,7 @@ def advise(
         max_runs=max_runs_per_kind,
         on_run=on_run,
     )
-    budget.before_run()
+    budget.question_run()
     base = asked.run(asked.objects())
     items: list[AdviceItem] = []
     notes: list[Note] = []

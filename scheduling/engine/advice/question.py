@@ -195,19 +195,16 @@ def with_nodes(cluster: Cluster, like: str, count: int) -> Cluster:
 
 
 def with_budgets(cluster: Cluster, manifests: Sequence[Mapping[str, Any]]) -> Cluster:
-    """A view of ``cluster`` with more PodDisruptionBudgets. A budget created now, its
-    pods all healthy, allows what the disruption controller computes from its spec:
-    ``maxUnavailable`` (an integer; the only form advice writes) disruptions."""
-    view = copy.copy(cluster)
-    added = []
-    for m in manifests:
-        allowed = int(m["spec"]["maxUnavailable"])
-        added.append(PDB.from_dict({**m, "status": {"disruptionsAllowed": allowed}}))
-    view.pdbs = list(cluster.pdbs) + added
-    # The budgets' index of bound pods is made again for the view (the cluster keeps its own).
-    view._pdb_index = None
-    view.index_pdbs()
-    return view
+    """A view of ``cluster`` with more PodDisruptionBudgets (Cluster.with_pdbs: only the
+    pods they select are matched again). A budget created now, its pods all healthy,
+    allows what the disruption controller computes from its spec: ``maxUnavailable``
+    (an integer; the only form advice writes) disruptions."""
+    return cluster.with_pdbs(
+        [
+            PDB.from_dict({**m, "status": {"disruptionsAllowed": int(m["spec"]["maxUnavailable"])}})
+            for m in manifests
+        ]
+    )
 
 
 @dataclass

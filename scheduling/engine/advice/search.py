@@ -40,6 +40,12 @@ class Budget:
     clock: Callable[[], float] = time.perf_counter
     runs: int = 0
 
+    def question_run(self) -> None:
+        """The question's own run: counted, never refused (there is no advice without it)."""
+        self.runs += 1
+        if self.on_run is not None:
+            self.on_run(self.runs)
+
     def before_run(self) -> None:
         if self.deadline is not None and self.clock() >= self.deadline:
             raise OutOfRuns("budget")
@@ -107,6 +113,7 @@ def least_passing(
     step there is: its run has no step below. The step below the answer is run."""
     if lo > hi:
         return None
+    low = lo
     if guess is not None and lo <= guess <= hi:
         # A right guess costs two runs: it passes and the step below fails.
         if probe.ok(guess):
@@ -114,14 +121,13 @@ def least_passing(
                 return _found(probe, guess, lo)
             hi = guess - 1
         else:
-            lo = guess + 1
-            if lo > hi:
+            low = guess + 1
+            if low > hi:
                 return None
     if not probe.ok(hi):
         return None
     good = hi
-    # Invariant: ``good`` passes; every step below ``lo`` that was run failed.
-    low = lo
+    # Invariant: ``good`` passes; every step below ``low`` that was run failed.
     while low < good:
         mid = (low + good) // 2
         if probe.ok(mid):

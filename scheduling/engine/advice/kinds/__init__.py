@@ -8,7 +8,7 @@ from collections.abc import Callable
 from ..question import Asked, Run
 from ..result import AdviceKind
 from ..search import KindBudget
-from . import add_nodes, fewer_replicas, protect, smaller_request, wait_instead
+from . import add_nodes, fewer_replicas, protect, relax, smaller_request, wait_instead
 from .common import KindAdvice
 
 KindSearchFn = Callable[[Asked, Run, KindBudget], KindAdvice]
@@ -19,6 +19,7 @@ KINDS: list[tuple[AdviceKind, KindSearchFn]] = [
     (AdviceKind.FEWER_REPLICAS, fewer_replicas.search),
     (AdviceKind.WAIT_INSTEAD, wait_instead.search),
     (AdviceKind.PROTECT, protect.search),
+    (AdviceKind.RELAX, relax.search),
 ]
 
 __all__ = ["KINDS", "KindAdvice", "KindSearchFn"]

@@ -2,9 +2,9 @@
 run without evicting anyone.
 
 ``like`` is the most common shape (labels but the hostname, taints, allocatable) among
-the nodes the pod could use: those where it passes every filter once it asks for no
-room (one run of the pod without requests says which; its first replica for a
-workload). Ties go to the shape whose first node sorts first. One node more never makes
+the nodes the pod could use: those whose allocatable holds it and where it passes
+every filter once it asks for no room (one run of the pod without requests says which;
+its first replica for a workload). Ties go to the shape whose first node sorts first. One node more never makes
 room scarcer, so the count is binary searched from 1, the first guess the replicas that
 hurt divided by how many fit on one such node. Each run is on a view of the cluster
 with the new nodes only (question.with_nodes): the cached cluster is shared, not copied.
@@ -76,7 +76,10 @@ def search(asked: Asked, base: Run, budget: KindBudget) -> KindAdvice:
             probe_pod = _without_requests(obj)
             s.mark()
             budget.spend()
-            usable = _usable(asked, probe_pod)
+            requests = Pod.from_dict(
+                {"metadata": {"name": "advice"}, "spec": pod_spec(obj)}
+            ).requests
+            usable = _usable(asked, probe_pod, dict(requests))
             like = like_node(asked, usable)
             if like is None:
                 continue
@@ -106,9 +109,18 @@ def search(asked: Asked, base: Run, budget: KindBudget) -> KindAdvice:
     return s.found
 
 
-def _usable(asked: Asked, pod: dict[str, Any]) -> list[str]:
+def _usable(asked: Asked, pod: dict[str, Any], requests: dict[str, int]) -> list[str]:
+    """The nodes the pod passes every filter of when it asks for no room, and whose
+    allocatable would hold it."""
     result = asked.analyze_pod(pod)
-    return list(result.feasible_nodes) if result is not None else []
+    if result is None:
+        return []
+    infos = asked.cluster.node_info_by_name
+    return [
+        n
+        for n in result.feasible_nodes
+        if all(infos[n].node.allocatable.get(r, 0) >= v for r, v in requests.items())
+    ]
 
 
 def _hurting_replicas(asked: Asked, base: Run, index: int) -> int:

@@ -1,8 +1,9 @@
 """protect: for each app that loses pods, the PodDisruptionBudget that would make
 kube-scheduler choose other victims, and which; or that no budget would.
 
-An app is the victims of one namespace sharing the labels their controller did not add
-(pod-template-hash and the like); the budget selects them by those labels. Its
+An app is the victims of one controller (a bare pod is its own); the budget selects
+them by the labels they all carry that the controller did not add (pod-template-hash
+and the like). Its
 ``maxUnavailable`` is one less than the app's victims: the loosest budget this eviction
 exceeds (a budget created now, its pods all healthy, allows exactly that). The
 scheduler then prefers a candidate whose victims violate fewer budgets; when every
@@ -40,10 +41,17 @@ CONTROLLER_LABELS = frozenset(
 NAME_LABELS = ("app.kubernetes.io/name", "app", "k8s-app", "name")
 
 
-def app_of(pod: Pod) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """(namespace, the selecting labels) of a victim; no labels: it cannot be selected."""
-    labels = tuple(sorted((k, v) for k, v in pod.labels.items() if k not in CONTROLLER_LABELS))
-    return pod.namespace, labels
+def app_of(pod: Pod) -> tuple[str, str]:
+    """(namespace, owner) of a victim: its controller, else its own name."""
+    return pod.namespace, pod.owner or f"Pod/{pod.name}"
+
+
+def selecting_labels(victims: list[Pod]) -> dict[str, str]:
+    """The labels every victim of the app carries that its controller did not add."""
+    common = {k: v for k, v in victims[0].labels.items() if k not in CONTROLLER_LABELS}
+    for v in victims[1:]:
+        common = {k: x for k, x in common.items() if v.labels.get(k) == x}
+    return dict(sorted(common.items()))
 
 
 def budget_name(labels: dict[str, str], victims: list[Pod]) -> str:
@@ -71,14 +79,15 @@ def search(asked: Asked, base: Run, budget_: KindBudget) -> KindAdvice:
         wanted = set(base.answer.victims)
         if not wanted:
             return s.found
-        apps: dict[tuple[str, tuple[tuple[str, str], ...]], list[Pod]] = defaultdict(list)
+        apps: dict[tuple[str, str], list[Pod]] = defaultdict(list)
         for p in asked.cluster.pods:
             if p.key in wanted:
                 apps[app_of(p)].append(p)
-        for (namespace, pairs), victims in sorted(apps.items()):
-            labels = dict(pairs)
+        for (namespace, owner), victims in sorted(apps.items()):
+            labels = selecting_labels(victims)
             keys = {v.key for v in victims}
-            app = f"{namespace}/{budget_name(labels, victims).removesuffix('-protect')}"
+            kind, _, name = owner.partition("/")
+            app = f"{kind} {namespace}/{name}"
             if not labels:
                 s.found.notes.append(
                     Note(

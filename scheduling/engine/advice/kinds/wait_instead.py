@@ -24,6 +24,7 @@ from .common import (
     object_patch,
     pod_spec,
     runs_clean,
+    step_less,
     try_run,
 )
 
@@ -92,7 +93,7 @@ def search(asked: Asked, base: Run, budget: KindBudget) -> KindAdvice:
                 s.add(
                     change,
                     run,
-                    less=None,
+                    less=step_less(None, base),
                     summary=f"use PriorityClass {pc.name} ({pc.value}, "
                     f"preemptionPolicy {pc.preemption_policy}) and wait",
                     detail=waits_for(run),
