@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 from django.contrib.auth import get_user_model
 from django.test import Client
 from rest_framework.test import APIClient
@@ -20,6 +21,7 @@ from scheduling.engine.advice import (
     AdviceItem,
     AdviceKind,
     Answer,
+    CreateObjects,
     KindSearch,
     ObjectPatch,
     Proof,
@@ -136,6 +138,20 @@ def test_a_workload_is_asked_with_its_own_objects(
     body = api.get(_url(workload)).json()
     assert body["status"] == "done"
     assert body["baseline"]["outcome"] == workload.outcome
+    kinds = [item["kind"] for item in body["advice"]]
+    assert "smaller-request" in kinds and "add-nodes" in kinds, kinds
+    # Apply on a workload: the form holds the Deployment with the change made.
+    first = kinds.index("smaller-request")
+    (op,) = [o for o in body["advice"][first]["change"]["patch"] if o["path"].endswith("/cpu")]
+    client = Client()
+    client.force_login(workload.snapshot.owner)
+    apply = client.get(f"/analyses/{workload.pk}/advice/{first}/apply/")
+    (manifest,) = yaml.safe_load_all(
+        client.get(apply["Location"]).context["manifest_form"]["manifest"].value()
+    )
+    container = manifest["spec"]["template"]["spec"]["containers"][0]
+    assert manifest["kind"] == "Deployment" and manifest["spec"]["replicas"] == 6
+    assert container["resources"]["requests"]["cpu"] == op["value"] != "1"
 
 
 def test_unfinished_work_is_counted_as_analyses_are(
@@ -199,11 +215,30 @@ MORE_NODES = AdviceItem(
     proof=Proof(2, 0.01, None),
 )
 
+PROTECT = AdviceItem(
+    kind=AdviceKind.PROTECT,
+    change=CreateObjects(
+        (
+            {
+                "apiVersion": "policy/v1",
+                "kind": "PodDisruptionBudget",
+                "metadata": {"name": "purple-guard", "namespace": "default"},
+                "spec": {"maxUnavailable": 0, "selector": {"matchLabels": {"app": "purple"}}},
+            },
+        )
+    ),
+    outcome="preempts",
+    node="node-4",
+    victims=("default/blue-1",),
+    pdbs_exceeded=(),
+    proof=Proof(1, 0.01, None),
+)
+
 
 def test_the_page_section_apply_and_the_share_link(
     client: Client, owner: Any, preempting: Analysis
 ) -> None:
-    _stored(preempting, [SMALLER, MORE_NODES])
+    _stored(preempting, [SMALLER, MORE_NODES, PROTECT])
     client.force_login(owner)
     page = client.get(preempting.get_absolute_url()).content.decode()
     assert 'id="advice"' in page and "How to avoid this" in page
@@ -217,6 +252,10 @@ def test_the_page_section_apply_and_the_share_link(
     # Apply more nodes: what to do, since the form takes no nodes.
     nodes = client.get(f"/analyses/{preempting.pk}/advice/1/apply/").content.decode()
     assert "Add 1 node like node-5" in nodes and "new snapshot" in nodes
+    # Protect: the budget's YAML to apply.
+    guard = client.get(f"/analyses/{preempting.pk}/advice/2/apply/").content.decode()
+    assert "Create PodDisruptionBudget default/purple-guard" in guard
+    assert "kind: PodDisruptionBudget" in guard and "maxUnavailable: 0" in guard
     # Items that do not exist, or an item that is no patch given to the form: not found.
     assert client.get(f"/analyses/{preempting.pk}/advice/7/apply/").status_code == 404
     new = f"/snapshots/{preempting.snapshot_id}/analyses/new/?from={preempting.pk}"
