@@ -6,9 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from advice.models import Advice
+from scheduling.engine.advice import Advice as EngineAdvice
 
 
 class ProofStepSerializer(serializers.Serializer[Any]):
@@ -100,12 +102,13 @@ class AdviceStateSerializer(serializers.ModelSerializer[Advice]):
 
 
 class AdviceDoneSerializer(AdviceStateSerializer):
-    """Done: ``advice`` is the contract's list (empty where nothing needs avoiding)."""
+    """Done: ``advice`` is the contract's list (empty where nothing needs avoiding), read
+    from the typed advice (scheduling.engine.advice.Advice), never from the stored JSON."""
 
-    advice = AdviceItemSerializer(many=True, source="answer.advice")
-    notes = AdviceNoteSerializer(many=True, source="answer.notes")
-    search = AdviceSearchSerializer(source="answer.search")
-    baseline = AdviceBaselineSerializer(source="answer.baseline")
+    advice = serializers.SerializerMethodField()
+    notes = serializers.SerializerMethodField()
+    search = serializers.SerializerMethodField()
+    baseline = serializers.SerializerMethodField()
 
     class Meta(AdviceStateSerializer.Meta):
         fields = [
@@ -116,6 +119,41 @@ class AdviceDoneSerializer(AdviceStateSerializer):
             "search",
             "baseline",
         ]
+
+    @staticmethod
+    def _typed(obj: Advice) -> EngineAdvice:
+        typed = obj.advice
+        assert typed is not None  # only a done row is given to this serializer
+        return typed
+
+    @extend_schema_field(AdviceItemSerializer(many=True))
+    def get_advice(self, obj: Advice) -> list[dict[str, Any]]:
+        return list(self._typed(obj).as_contract()["advice"])
+
+    @extend_schema_field(AdviceNoteSerializer(many=True))
+    def get_notes(self, obj: Advice) -> list[dict[str, Any]]:
+        return [n.to_dict() for n in self._typed(obj).notes]
+
+    @extend_schema_field(AdviceSearchSerializer)
+    def get_search(self, obj: Advice) -> dict[str, Any]:
+        typed = self._typed(obj)
+        return {
+            "runs": typed.runs,
+            "seconds": round(typed.seconds, 3),
+            "stopped_early": typed.stopped_early,
+            "kinds": [s.to_dict() for s in typed.searches],
+        }
+
+    @extend_schema_field(AdviceBaselineSerializer)
+    def get_baseline(self, obj: Advice) -> dict[str, Any]:
+        b = self._typed(obj).baseline
+        return {
+            "outcome": b.outcome,
+            "node": b.node,
+            "victims": list(b.victims),
+            "pdbs_exceeded": list(b.pdbs_exceeded),
+            "pending": list(b.pending),
+        }
 
 
 class AdviceProblemSerializer(serializers.Serializer[Any]):
