@@ -50,12 +50,12 @@ def test_the_worker_searches_what_the_web_request_queued(
     assert done["status"] == "done"
     assert done["baseline"]["outcome"] == "preempts"
     assert done["baseline"]["victims"] == analysis.result["victims"]
+    assert done["advice"], "the demo's preemption has advice"
     for item in done["advice"]:
-        # Proven: the engine answered the question with the change, and it hurts less.
+        # Proven: the engine answered the question with the change, and the answer moved
+        # (fewer victims, another outcome, or, protected, other victims).
         assert item["proof"]["runs"] >= 1
-        assert len(item["victims"]) < len(done["baseline"]["victims"]) or item["outcome"] != (
-            "preempts"
-        )
+        assert (item["outcome"], item["victims"]) != ("preempts", done["baseline"]["victims"])
     row = Advice.objects.get(analysis=analysis)
     assert row.attempts == 1 and row.lease_task_id == "" and row.engine_seconds is not None
 
@@ -69,6 +69,11 @@ def test_the_worker_searches_what_the_web_request_queued(
     report = reconcile()
     assert report.expired["advice"] == 1
     again = _poll(api, url)
-    assert again["status"] == "done" and again["advice"] == done["advice"]
+    assert again["status"] == "done"
+
+    def answers(body: Any) -> list[tuple[Any, ...]]:  # what was proven; not how long it took
+        return [(i["kind"], i["change"], i["outcome"], i["victims"]) for i in body["advice"]]
+
+    assert answers(again) == answers(done)
     row.refresh_from_db()
     assert row.attempts == 2
