@@ -71,5 +71,7 @@ def render_advice_markdown(advice: Advice, *, gate_failed: bool) -> str:
             lines.append(f"  {md_text(item.detail)}")
         lines.append(f"  _{md_text(_proof(item))}_")
     lines += [f"- {md_text(n.text)}" for n in advice.notes]
-    lines += ["", *(md_text(line) for line in _stopped(advice))] if _stopped(advice) else []
+    stopped = _stopped(advice)
+    if stopped:
+        lines += ["", *(md_text(line) for line in stopped)]
     return "\n".join(lines) + "\n"
