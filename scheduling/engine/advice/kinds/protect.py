@@ -84,7 +84,8 @@ def search(asked: Asked, base: Run, budget_: KindBudget) -> KindAdvice:
         for key in wanted:
             if key in pods:
                 apps[app_of(pods[key])].append(pods[key])
-        for (namespace, owner), victims in sorted(apps.items()):
+        # The apps that lose most first: the runs' bound may stop the search before the last.
+        for (namespace, owner), victims in sorted(apps.items(), key=lambda a: (-len(a[1]), a[0])):
             labels = selecting_labels(victims)
             kind, _, name = owner.partition("/")
             app = f"{kind} {namespace}/{name}"
