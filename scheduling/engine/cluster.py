@@ -157,6 +157,9 @@ class Cluster:
     # The what-if's own PriorityClasses on a view of a snapshot (hypothetical.py); a
     # class attribute, so a cluster stored before it existed reads as having none.
     hypothetical_classes: tuple[HypotheticalClass, ...] = ()
+    # bound_pods_by_namespace(), made when first asked (a class attribute: a cluster
+    # stored before it existed reads as not having made it).
+    _bound_by_namespace: dict[str, list[tuple[int, Pod]]] | None = None
 
     def __init__(
         self,
@@ -241,23 +244,33 @@ class Cluster:
         first = len(self.pdbs)
         view.pdbs = [*self.pdbs, *extra]
         view._index_selectors()
-        added = range(first, len(view.pdbs))
         index = dict(self._pdb_index)
         infos = list(self.node_infos)
-        for n, ni in enumerate(infos):
-            changed = False
-            for pod in ni.pods:
-                more = tuple(i for i in added if view.pdbs[i].matches(pod))
-                if more:
-                    index[pod.uid] = (*index.get(pod.uid, ()), *more)
-                    changed = True
-            if changed:
-                infos[n] = ni.clone()
-                infos[n].preemption_order = None
+        changed: set[int] = set()
+        by_namespace = self.bound_pods_by_namespace()
+        for i in range(first, len(view.pdbs)):
+            pdb = view.pdbs[i]
+            for n, pod in by_namespace.get(pdb.namespace, ()):
+                if pdb.matches(pod):
+                    index[pod.uid] = (*index.get(pod.uid, ()), i)
+                    changed.add(n)
+        for n in changed:
+            infos[n] = infos[n].clone()
+            infos[n].preemption_order = None
         view._pdb_index = index
         view.node_infos = infos
         view.node_info_by_name = {ni.name: ni for ni in infos}
         return view
+
+    def bound_pods_by_namespace(self) -> dict[str, list[tuple[int, Pod]]]:
+        """Each namespace's bound pods with the index of their node's info; made once."""
+        if self._bound_by_namespace is None:
+            found: dict[str, list[tuple[int, Pod]]] = defaultdict(list)
+            for n, ni in enumerate(self.node_infos):
+                for pod in ni.pods:
+                    found[pod.namespace].append((n, pod))
+            self._bound_by_namespace = dict(found)
+        return self._bound_by_namespace
 
     def _index_selectors(self) -> None:
         # Budgets are indexed by one of their matchLabels pairs so each pod only checks the

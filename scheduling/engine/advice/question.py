@@ -4,6 +4,17 @@ A re-run goes through the entry points the analyses use: ``analyze`` for a lone 
 the workload's objects expanded and admitted as when submitted then ``simulate`` for a
 workload (scheduling/services.py computes both the same way), with the same cluster,
 scheduler configuration and hypothetical PriorityClasses.
+
+What the re-runs share, and why it is safe: the parsed Cluster (analyze and simulate
+never change it; a simulation copies a node's info before it binds there), with its
+NodeInfos, their totals and their cached preemption order (each pod's sort and
+budgets: nothing a patched pod changes), its budgets' index of bound pods, and the
+cluster with the what-if's own classes (``admitting``, made once). A re-run parses
+only the changed pod, or expands the changed workload again (its pods are a few
+dicts). add-nodes runs on a view holding the same NodeInfos plus the new, empty
+ones (``with_nodes``); protect on a view whose new budgets are matched against
+their namespace's pods only, with copies of the NodeInfos of those pods' nodes, whose
+cached preemption order held the old budgets (``Cluster.with_pdbs``).
 """
 
 from __future__ import annotations

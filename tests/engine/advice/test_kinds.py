@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from scheduling.engine import load_cluster
+from scheduling.engine import analyze, load_cluster
 from scheduling.engine.advice import (
     MAX_RUNS_PER_KIND,
     AddNodes,
@@ -26,6 +26,7 @@ from tests.engine.advice.scenarios import (
     pending,
     two_nodes,
 )
+from tests.engine.builders import make_pod
 
 
 def items(advice: Advice, kind: AdviceKind) -> list[Any]:
@@ -167,7 +168,11 @@ def test_runs_per_kind_never_pass_the_bound(max_runs: int) -> None:
         max_runs_per_kind=max_runs,
     )
     assert all(s.runs <= max_runs for s in advice.searches)
-    assert advice.stopped_early
+    # One run cannot prove a change and its step less: only kinds without a step (the
+    # question as asked is their step less) advise anything.
+    if max_runs == 1:
+        assert advice.stopped_early
+        assert {i.kind for i in advice.items} <= {AdviceKind.WAIT_INSTEAD, AdviceKind.RELAX}
     for item in advice.items:
         assert item.proof.runs <= max_runs
 
@@ -191,3 +196,61 @@ def test_the_contract_shape_and_reading_it_back() -> None:
         assert list(raw["proof"]["one_step_less"]) == ["change", "outcome", "victims"]
     assert Advice.from_dict(advice.to_dict()).to_dict() == advice.to_dict()
     assert Advice.from_dict(contract).as_contract() == contract
+
+
+def test_the_cached_cluster_is_not_changed() -> None:
+    objects = two_nodes()
+    cluster = load_cluster(objects)
+    pod = pending(cpu="2")
+    before = ([n.name for n in cluster.nodes], len(cluster.pdbs), len(cluster.node_infos))
+    advice = advise(cluster, PodQuestion(pod))
+    assert {i.kind for i in advice.items} >= {AdviceKind.ADD_NODES, AdviceKind.PROTECT}
+    assert ([n.name for n in cluster.nodes], len(cluster.pdbs), len(cluster.node_infos)) == before
+    again = advise(cluster, PodQuestion(pod))
+    assert [(i.kind, i.change, i.outcome, i.victims) for i in again.items] == [
+        (i.kind, i.change, i.outcome, i.victims) for i in advice.items
+    ]
+    assert analyze(cluster, pod).victims == list(advice.baseline.victims)
+
+
+def test_relax_a_required_anti_affinity() -> None:
+    objects = two_nodes()
+    # A web pod of high priority runs on node-a, which alone has the room; the new one
+    # may not share a node with it, so it preempts on node-b.
+    web = make_pod("web-0").priority(10_000).labels(app="web").req(cpu="100m").node("node-a").obj()
+    objects.append(web)
+    pod = pending(cpu="900m")
+    pod["spec"]["affinity"] = {
+        "podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "labelSelector": {"matchLabels": {"app": "web"}},
+                    "topologyKey": "kubernetes.io/hostname",
+                }
+            ]
+        }
+    }
+    advice = advise(load_cluster(objects), PodQuestion(pod), kinds=[AdviceKind.RELAX])
+    assert advice.baseline.outcome == "preempts" and advice.baseline.node == "node-b"
+    (relax,) = advice.items
+    assert relax.summary.startswith("make the required pod anti-affinity term 0")
+    assert relax.change.to_dict()["patch"] == [
+        {
+            "op": "remove",
+            "path": "/spec/affinity/podAntiAffinity/requiredDuringSchedulingIgnoredDuringExecution",
+        },
+        {
+            "op": "add",
+            "path": "/spec/affinity/podAntiAffinity/preferredDuringSchedulingIgnoredDuringExecution",
+            "value": [
+                {
+                    "weight": 100,
+                    "podAffinityTerm": pod["spec"]["affinity"]["podAntiAffinity"][
+                        "requiredDuringSchedulingIgnoredDuringExecution"
+                    ][0],
+                }
+            ],
+        },
+    ]
+    assert (relax.outcome, relax.node, relax.victims) == ("fits", "node-a", ())
+    check_proven(objects, [pod], advice)

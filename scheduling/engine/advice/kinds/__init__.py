@@ -18,8 +18,9 @@ KINDS: list[tuple[AdviceKind, KindSearchFn]] = [
     (AdviceKind.ADD_NODES, add_nodes.search),
     (AdviceKind.FEWER_REPLICAS, fewer_replicas.search),
     (AdviceKind.WAIT_INSTEAD, wait_instead.search),
-    (AdviceKind.PROTECT, protect.search),
     (AdviceKind.RELAX, relax.search),
+    # Last: one run per app and one for its step less, the first the advice's time cuts.
+    (AdviceKind.PROTECT, protect.search),
 ]
 
 __all__ = ["KINDS", "KindAdvice", "KindSearchFn"]

@@ -99,36 +99,6 @@ def step_less(change: Change | None, run: Run | None) -> StepLess:
     return StepLess(change=change, outcome=run.answer.outcome, victims=run.answer.victims)
 
 
-def item(
-    kind: AdviceKind,
-    change: Change,
-    run: Run,
-    budget: KindBudget,
-    *,
-    less: StepLess | None,
-    summary: str,
-    detail: str = "",
-    started: float,
-    runs_before: int,
-) -> AdviceItem:
-    a = run.answer
-    return AdviceItem(
-        kind=kind,
-        change=change,
-        outcome=a.outcome,
-        node=a.node,
-        victims=a.victims,
-        pdbs_exceeded=a.pdbs_exceeded,
-        proof=Proof(
-            runs=budget.runs - runs_before,
-            seconds=time.perf_counter() - started,
-            one_step_less=less,
-        ),
-        summary=summary,
-        detail=detail,
-    )
-
-
 class Searching:
     """A kind's search: its items and notes, its runs counted, and, when the budget
     stops it, what it proved so far kept with the reason it stopped."""
@@ -164,19 +134,25 @@ class Searching:
         summary: str,
         detail: str = "",
     ) -> None:
+        """An item: the change, what its run answered, and its proof since ``mark``."""
         assert run is not None, "an item is a change that ran"
         started, runs_before = self._mark
+        a = run.answer
         self.found.items.append(
-            item(
-                self.kind,
-                change,
-                run,
-                self.budget,
-                less=less,
+            AdviceItem(
+                kind=self.kind,
+                change=change,
+                outcome=a.outcome,
+                node=a.node,
+                victims=a.victims,
+                pdbs_exceeded=a.pdbs_exceeded,
+                proof=Proof(
+                    runs=self.budget.runs - runs_before,
+                    seconds=time.perf_counter() - started,
+                    one_step_less=less,
+                ),
                 summary=summary,
                 detail=detail,
-                started=started,
-                runs_before=runs_before,
             )
         )
         self.mark()

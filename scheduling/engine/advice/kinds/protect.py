@@ -80,12 +80,13 @@ def search(asked: Asked, base: Run, budget_: KindBudget) -> KindAdvice:
         if not wanted:
             return s.found
         apps: dict[tuple[str, str], list[Pod]] = defaultdict(list)
-        for p in asked.cluster.pods:
-            if p.key in wanted:
-                apps[app_of(p)].append(p)
-        for (namespace, owner), victims in sorted(apps.items()):
+        pods = {p.key: p for p in asked.cluster.pods}
+        for key in wanted:
+            if key in pods:
+                apps[app_of(pods[key])].append(pods[key])
+        # The apps that lose most first: the runs' bound may stop the search before the last.
+        for (namespace, owner), victims in sorted(apps.items(), key=lambda a: (-len(a[1]), a[0])):
             labels = selecting_labels(victims)
-            keys = {v.key for v in victims}
             kind, _, name = owner.partition("/")
             app = f"{kind} {namespace}/{name}"
             if not labels:
@@ -100,7 +101,13 @@ def search(asked: Asked, base: Run, budget_: KindBudget) -> KindAdvice:
             run = try_run(asked, change, budget_)
             if run is None:
                 continue
-            if keys & set(run.answer.victims):
+            if any(
+                (p := pods.get(v)) is not None
+                and p.namespace == namespace
+                and labels.items() <= p.labels.items()
+                for v in run.answer.victims
+            ):
+                # A pod the budget selects is still evicted.
                 s.found.notes.append(
                     Note(
                         AdviceKind.PROTECT,

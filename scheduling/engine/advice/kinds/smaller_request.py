@@ -102,9 +102,18 @@ def _amount(raw: Any, resource: str) -> int:
     ]
 
 
-def _max_free(asked: Asked, base: Run, resources: tuple[str, ...], shares: dict[str, int]) -> int:
-    """The largest step ``k`` of ``shares`` (each resource's amount per step) that fits
-    in what is free on one node; for a pod, only nodes that lack nothing but room."""
+def _guess(
+    asked: Asked,
+    base: Run,
+    resources: tuple[str, ...],
+    amounts: Callable[[int], dict[str, int]],
+    replicas: int,
+    top: int,
+) -> int:
+    """The largest request step ``k`` (0..top) at which ``replicas`` pods fit in what
+    is free: for a pod, on the nodes that lack nothing but room; for a workload, on
+    every schedulable node (an upper bound: other filters may refuse some). A guess,
+    which the runs prove or correct."""
     only_room: set[str] | None = None
     if base.result is not None:
         allowed = {INSUFFICIENT[r] for r in resources}
@@ -113,17 +122,34 @@ def _max_free(asked: Asked, base: Run, resources: tuple[str, ...], shares: dict[
             for r in base.result.rejected_nodes
             if r.status.reasons and set(r.status.reasons) <= allowed
         }
-    best = 0
-    for ni in asked.cluster.node_infos:
-        if only_room is not None and ni.name not in only_room:
-            continue
-        fits = min(
-            (ni.node.allocatable.get(r, 0) - ni.requested.get(r, 0)) // shares[r]
-            for r in resources
-            if shares[r]
-        )
-        best = max(best, fits)
-    return best
+    free = [
+        [ni.node.allocatable.get(r, 0) - ni.requested.get(r, 0) for r in resources]
+        for ni in asked.cluster.node_infos
+        if (ni.name in only_room if only_room is not None else not ni.node.unschedulable)
+    ]
+
+    def fits(k: int) -> bool:
+        want = [amounts(k).get(r, 0) for r in resources]
+        room = 0
+        for node in free:
+            room += min(
+                (f // w if w > 0 else replicas) if f >= 0 else 0
+                for f, w in zip(node, want, strict=True)
+            )
+            if room >= replicas:
+                return True
+        return False
+
+    lo, hi = 0, top
+    if fits(hi):
+        return hi
+    while lo < hi - 1:  # fits(lo) or lo == 0; not fits(hi)
+        mid = (lo + hi) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def search(asked: Asked, base: Run, budget: KindBudget) -> KindAdvice:
@@ -183,13 +209,8 @@ def _one(
         passes=runs_clean,
         budget=s.budget,
     )
-    shares = {CPU: MILLICPU_STEP, MEMORY: 0}
-    if resources == (MEMORY,):
-        shares = {CPU: 0, MEMORY: MEMORY_STEP}
-    elif resources == (CPU, MEMORY):
-        shares = {CPU: MILLICPU_STEP, MEMORY: max(1, mem * MILLICPU_STEP // cpu)}
-    most = _max_free(asked, base, resources, shares)
-    guess = top - min(most, top)
+    replicas = 1 if asked.is_pod else asked.expand(asked.objects()).objects[index].replicas
+    guess = top - _guess(asked, base, resources, amounts, replicas, top)
     s.mark()
     found = least_passing(probe, 0, top, guess=guess)
     if found is None:
