@@ -58,14 +58,21 @@ def _object_name(objects: Sequence[Mapping[str, Any]], index: int) -> str:
     return f"{obj.get('kind', 'Pod')} {meta.get('namespace') or 'default'}/{meta.get('name', '')}"
 
 
+def _made_words(objects: Sequence[Mapping[str, Any]], index: int) -> str:
+    """An object to create, with a budget's bound: "PodDisruptionBudget ns/x (maxUnavailable 0)"."""
+    spec = objects[index].get("spec") or {}
+    bounds = [f"{k} {spec[k]}" for k in ("minAvailable", "maxUnavailable") if k in spec]
+    name = _object_name(objects, index)
+    return f"{name} ({', '.join(bounds)})" if bounds else name
+
+
 def change_words(change: Change, objects: Sequence[Mapping[str, Any]]) -> str:
     """One change in words: "Pod default/web: spec.containers[0]...cpu to 400m"."""
     if isinstance(change, AddNodes):
         return f"add {plural(change.add_nodes, 'node')} like {change.like}"
     if isinstance(change, CreateObjects):
-        return "create " + join_names(
-            [_object_name(list(change.create), i) for i in range(len(change.create))]
-        )
+        made = list(change.create)
+        return "create " + join_names([_made_words(made, i) for i in range(len(made))])
     assert isinstance(change, ObjectPatch)
     ops = []
     for op in change.patch:

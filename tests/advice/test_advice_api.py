@@ -243,6 +243,7 @@ def test_the_page_section_apply_and_the_share_link(
     page = client.get(preempting.get_absolute_url()).content.decode()
     assert 'id="advice"' in page and "How to avoid this" in page
     assert "spec.containers[0].resources.requests.cpu to 370m" in page
+    assert "create PodDisruptionBudget default/purple-guard (maxUnavailable 0)" in page
     assert f"/analyses/{preempting.pk}/advice/0/apply/" in page
     # Apply a patch: the what-if form holding the pod with the change made.
     apply = client.get(f"/analyses/{preempting.pk}/advice/0/apply/")
