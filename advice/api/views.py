@@ -8,7 +8,7 @@ answers 429, as a what-if does; the API's rate throttle applies.
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -83,7 +83,11 @@ class AnalysisAdvice(APIView):
             "before anyone asked (POST to this URL). " + CONTRACT
         ),
         responses={
-            200: AdviceDoneSerializer,
+            200: PolymorphicProxySerializer(
+                "AdviceRepresentation",
+                serializers=[AdviceDoneSerializer, AdviceStateSerializer],
+                resource_type_field_name=None,
+            ),
             202: AdviceStateSerializer,
             404: OpenApiResponse(
                 AdviceProblemSerializer,
