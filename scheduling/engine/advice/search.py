@@ -128,6 +128,9 @@ def least_passing(
                     break
                 good, stride = step, stride * 2
         else:
+            # Does anything pass at all? One run, before a gallop that could climb to hi.
+            if guess == hi or not probe.ok(hi):
+                return None
             low, stride = guess + 1, 1
             while good is None:
                 if low > hi:
