@@ -8,7 +8,11 @@ them come from the snapshot and the manifest, so they are escaped on the way out
 
 from __future__ import annotations
 
-from scheduling.engine.advice import Advice, AdviceItem
+import re
+
+import yaml
+
+from scheduling.engine.advice import Advice, AdviceItem, CreateObjects
 from scheduling.engine.words import plural
 from scheduling.reports.escaping import md_text, plain
 
@@ -31,6 +35,14 @@ def _proof(item: AdviceItem) -> str:
     return f"{said}; {step}: {less.outcome}, evicts {plural(len(less.victims), 'pod')}"
 
 
+def _manifests(item: AdviceItem) -> list[str]:
+    """The objects a change creates (a budget), as YAML lines to apply."""
+    if not isinstance(item.change, CreateObjects):
+        return []
+    text = yaml.safe_dump_all([dict(m) for m in item.change.create], sort_keys=False)
+    return text.rstrip("\n").splitlines()
+
+
 def _stopped(advice: Advice) -> list[str]:
     stopped = [f"{s.kind.value} ({s.stopped})" for s in advice.searches if s.stopped]
     if not stopped:
@@ -49,6 +61,7 @@ def render_advice_text(advice: Advice) -> str:
         if item.detail:
             lines.append(f"    {plain(item.detail)}")
         lines.append(f"    {plain(_proof(item))}")
+        lines += [f"      {plain(line)}" for line in _manifests(item)]
     lines += [f"  note: {plain(n.text)}" for n in advice.notes]
     lines += [f"  {line}" for line in _stopped(advice)]
     return "\n".join(lines) + "\n"
@@ -70,6 +83,13 @@ def render_advice_markdown(advice: Advice, *, gate_failed: bool) -> str:
         if item.detail:
             lines.append(f"  {md_text(item.detail)}")
         lines.append(f"  _{md_text(_proof(item))}_")
+        manifest = _manifests(item)
+        if manifest:
+            # A fence longer than any run of backticks in it: nothing read from a file
+            # can close it early.
+            runs = re.findall("`+", "\n".join(manifest))
+            fence = "`" * max(3, 1 + max((len(r) for r in runs), default=0))
+            lines += ["", f"  {fence}yaml", *(f"  {line}" for line in manifest), f"  {fence}"]
     lines += [f"- {md_text(n.text)}" for n in advice.notes]
     stopped = _stopped(advice)
     if stopped:

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from scheduling.engine import read_documents
 from tests.engine.advice.rfc6902 import apply_patch
 
@@ -88,3 +90,15 @@ def test_advise_is_not_for_capacity(run_cli: Any) -> None:
     r = run_cli("whatif", str(DEMO), "-f", str(POD), "--capacity", "5", "--advise")
     assert r.returncode == 2
     assert "--capacity does not take --advise" in r.stderr.decode()
+
+
+def test_a_budget_to_create_is_printed_as_yaml_to_apply(run_cli: Any) -> None:
+    r = run_cli("whatif", str(DEMO), "-f", str(POD), "--advise", "--format", "json")
+    (protect,) = [i for i in json.loads(r.stdout)["advice"] if i["kind"] == "protect"]
+    (budget,) = protect["change"]["create"]
+    r = run_cli("whatif", str(DEMO), "-f", str(POD), "--advise", "--format", "markdown")
+    out = r.stdout.decode()
+    block = out[out.index("  ```yaml\n") + len("  ```yaml\n") :]
+    block = block[: block.index("  ```")]
+    assert yaml.safe_load("\n".join(x[2:] for x in block.splitlines())) == budget
+    assert budget["kind"] == "PodDisruptionBudget" and budget["spec"]["maxUnavailable"] == 0

@@ -66,3 +66,27 @@ def test_the_deadline_stops_every_kind() -> None:
     with pytest.raises(OutOfRuns) as stopped:
         kind.spend()
     assert stopped.value.why == "budget"
+
+
+@pytest.mark.parametrize("distance", [1, 2, 5, 17, 100])
+def test_a_near_guess_costs_few_runs(distance: int) -> None:
+    for guess in (1000 - distance, 1000 + distance):
+        p = probe(1000)
+        found = least_passing(p, 0, 4000, guess=guess)
+        assert found is not None and (found.step, found.below) == (1000, 999)
+        assert p.budget.runs <= 2 * distance.bit_length() + 4
+
+
+@pytest.mark.parametrize("threshold", [0, 1, 2, 3, 50, 399, 400])
+@pytest.mark.parametrize("guess", [0, 1, 2, 3, 49, 51, 398, 399, 400])
+def test_any_guess_finds_any_threshold(threshold: int, guess: int) -> None:
+    p = probe(threshold)
+    found = least_passing(p, 0, 400, guess=guess)
+    assert found is not None and found.step == threshold
+    assert found.below == (None if threshold == 0 else threshold - 1)
+
+
+def test_a_guess_when_nothing_passes() -> None:
+    p = probe(1000)
+    assert least_passing(p, 0, 400, guess=3) is None
+    assert sorted(p.seen) == [3, 400]  # no gallop towards a last step that fails
