@@ -145,6 +145,7 @@ def test_a_workload_is_asked_with_its_own_objects(
     (op,) = [o for o in body["advice"][first]["change"]["patch"] if o["path"].endswith("/cpu")]
     client = Client()
     client.force_login(workload.snapshot.owner)
+    assert 'id="to-advice"' in client.get(workload.get_absolute_url()).content.decode()
     apply = client.get(f"/analyses/{workload.pk}/advice/{first}/apply/")
     (manifest,) = yaml.safe_load_all(
         client.get(apply["Location"]).context["manifest_form"]["manifest"].value()
@@ -278,10 +279,12 @@ def test_the_section_offers_advice_only_where_the_answer_hurts(
     client.force_login(owner)
     fits = run_pod(demo_snapshot, demo_pod("small", "cat-3", cpu="100m"))
     assert fits.outcome == "fits"
-    assert "Find how to avoid it" not in client.get(fits.get_absolute_url()).content.decode()
+    fits_page = client.get(fits.get_absolute_url()).content.decode()
+    assert "Find how to avoid it" not in fits_page and 'href="#advice"' not in fits_page
     hurts = run_pod(demo_snapshot, demo_pod("orange", "cat-3"))
     page = client.get(hurts.get_absolute_url()).content.decode()
-    assert "Find how to avoid it" in page
+    # The verdict points down to the section, which offers the search.
+    assert 'id="to-advice"' in page and "Find how to avoid it" in page
     # The button, as htmx posts it: queued, and the section polls.
     r = client.post(f"/analyses/{hurts.pk}/advice/", HTTP_HX_REQUEST="true")
     assert r.status_code == 200 and "Queued" in r.content.decode()
