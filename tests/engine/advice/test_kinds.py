@@ -20,13 +20,16 @@ from scheduling.engine.advice import (
     advise,
 )
 from tests.engine.advice.scenarios import (
+    HIGH,
+    LOW,
     ask,
     check_one_step_less,
     deployment,
+    filler,
     pending,
     two_nodes,
 )
-from tests.engine.builders import make_pod
+from tests.engine.builders import make_node, make_pod
 
 
 def items(advice: Advice, kind: AdviceKind) -> list[Any]:
@@ -253,4 +256,18 @@ def test_relax_a_required_anti_affinity() -> None:
         },
     ]
     assert (relax.outcome, relax.node, relax.victims) == ("fits", "node-a", ())
+    check_proven(objects, [pod], advice)
+
+
+def test_add_nodes_copies_a_node_that_could_hold_the_pod() -> None:
+    # Three small nodes (the common shape) cannot hold a 3-cpu pod; the one big node can.
+    objects: list[dict[str, Any]] = [LOW, HIGH]
+    for i in range(3):
+        objects.append(make_node(f"small-{i}").capacity(cpu="2").obj())
+    objects.append(make_node("big-0").capacity(cpu="8").obj())
+    objects += [filler("fill-1", "big-0", "3", "red"), filler("fill-2", "big-0", "3", "red")]
+    pod = pending(cpu="3")
+    advice = advise(load_cluster(objects), PodQuestion(pod), kinds=[AdviceKind.ADD_NODES])
+    (nodes,) = advice.items
+    assert nodes.change == AddNodes(1, "big-0")
     check_proven(objects, [pod], advice)

@@ -5,13 +5,15 @@ run without evicting anyone.
 the nodes the pod could use: those whose allocatable holds it and where it passes
 every filter once it asks for no room (one run of the pod without requests says which;
 its first replica for a workload). Ties go to the shape whose first node sorts first. One node more never makes
-room scarcer, so the count is binary searched from 1, the first guess the replicas that
-hurt divided by how many fit on one such node. Each run is on a view of the cluster
+room scarcer, so the count is searched from 1, galloping from a guess: the replicas
+that hurt and that what is free on the usable nodes cannot hold, divided by how many
+fit on one such node. Each run is on a view of the cluster
 with the new nodes only (question.with_nodes): the cached cluster is shared, not copied.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from collections import Counter
 from collections.abc import Callable
@@ -36,6 +38,7 @@ from .common import (
 
 def _without_requests(obj: dict[str, Any]) -> dict[str, Any]:
     """The object's pod asking for no room: what its node would have to pass besides."""
+    obj = copy.deepcopy(obj)
     spec = pod_spec(obj)
     spec.pop("overhead", None)
     spec.pop("resources", None)
@@ -85,7 +88,9 @@ def search(asked: Asked, base: Run, budget: KindBudget) -> KindAdvice:
                 continue
             hurt = _hurting_replicas(asked, base, index)
             per_node = _per_node(asked, like, obj)
-            guess = max(1, -(-hurt // per_node)) if per_node else 1
+            # The replicas what is free on the usable nodes cannot hold, on new nodes.
+            homeless = max(1, _replicas(asked, index) - _fitting(asked, usable, requests))
+            guess = max(1, -(-min(hurt, homeless) // per_node)) if per_node else 1
             probe: Probe[Run | None] = Probe(
                 run=_adding(asked, like),
                 passes=runs_clean,
@@ -132,6 +137,24 @@ def _hurting_replicas(asked: Asked, base: Run, index: int) -> int:
     own = set(asked.expand(asked.objects()).objects[index].pod_keys)
     hurt = {c.pod for c in sim.cycles if c.victims} | set(base.answer.pending)
     return len(own & hurt)
+
+
+def _replicas(asked: Asked, index: int) -> int:
+    return 1 if asked.is_pod else asked.expand(asked.objects()).objects[index].replicas
+
+
+def _fitting(asked: Asked, usable: list[str], requests: dict[str, int]) -> int:
+    """How many such pods what is free on the usable nodes holds."""
+    total = 0
+    for name in usable:
+        ni = asked.cluster.node_info_by_name[name]
+        free = [
+            (ni.node.allocatable.get(r, 0) - ni.requested.get(r, 0)) // v
+            for r, v in requests.items()
+            if v
+        ]
+        total += max(0, min(free)) if free else 0
+    return total
 
 
 def _per_node(asked: Asked, like: str, obj: dict[str, Any]) -> int:
