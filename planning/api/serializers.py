@@ -11,6 +11,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from scheduling.api.serializers import SizeSerializer
 from scheduling.constants import ANALYSIS_OUTCOMES, AnalysisKind
 
 # The largest id the database's bigint keys hold: a larger one is a 400, not a 404.
@@ -118,11 +119,6 @@ class ComparisonSerializer(serializers.Serializer[Any]):
     owners = OwnerRowSerializer(
         many=True, help_text="Replicas per owner: the workloads' own and the victims' owners."
     )
-
-
-class SizeSerializer(serializers.Serializer[Any]):
-    cpu = serializers.CharField(help_text="The replica's CPU request (“2”, “500m”).")
-    memory = serializers.CharField(help_text="The replica's memory request (“4Gi”).")
 
 
 class RoomSerializer(serializers.Serializer[Any]):
