@@ -182,3 +182,24 @@ def test_a_capacity_answer_against_a_pods_is_a_conflict_that_says_so(
         "A is a capacity answer and B a pod&#x27;s: compare two answers of the same kind"
         in r.content.decode()
     )
+
+
+def test_a_tie_is_shown_whole_in_the_node_row(
+    owner_client: Any, owner: Any, no_broker: Any
+) -> None:
+    # Two empty nodes alike: a pod of 1 CPU ties on both; one selecting node-b goes there.
+    snapshot = make_snapshot(
+        owner,
+        as_list(
+            make_node("node-a").capacity(cpu="4", memory="8Gi").label("zone", "a").obj(),
+            make_node("node-b").capacity(cpu="4", memory="8Gi").label("zone", "b").obj(),
+        ),
+    )
+    free = run_pod(snapshot, make_pod("free").req(cpu="1").obj())
+    pinned = run_pod(snapshot, make_pod("pinned").req(cpu="1").node_selector(zone="b").obj())
+    html = _page(owner_client, pinned, free).content.decode()
+    row = html[html.index('id="row-nodes"') :]
+    row = row[: row.index("</tr>")]
+    cells = re.findall(r'<td class="name">([^<]*)</td>', row)
+    assert cells == ["node-b", "node-a or node-b (tied; kube-scheduler picks one at random)"]
+    assert "instead of" not in html
