@@ -205,12 +205,16 @@ def _cost(ra: Room, rb: Room) -> str:
     return text
 
 
-def _versus(row: RoomRow, a: CapacityAnswer, b: CapacityAnswer, *, size: bool) -> str:
+def _preempting(victims: int) -> str:
+    return f"preempting {plural(victims, 'pod')}" if victims else "without preempting"
+
+
+def _versus(row: RoomRow, a: CapacityAnswer, b: CapacityAnswer) -> str:
     """One class in both: "B fits 4 more replicas of 2 CPU / 4Gi than A (12 → 16); 3 more
     victims (5 → 8)"."""
     ra, rb = row.a, row.b
     assert ra is not None and rb is not None
-    of = _of(a, b) if size else ""
+    of = _of(a, b)
     who_a, who_b = "A", "B"
     if ra.priority_class != rb.priority_class:
         who_a, who_b = f"A ({ra.priority_class})", f"B ({rb.priority_class})"
@@ -235,8 +239,7 @@ def _alone(row: RoomRow, x: CapacityAnswer, *, size: bool) -> str:
     r = row.a or row.b
     assert r is not None
     of = f" of {x.size}" if size else ""
-    cost = f"preempting {plural(r.victims, 'pod')}" if r.victims else "without preempting"
-    room = f"{plural(r.placed, 'replica')}{of} fit, {cost}"
+    room = f"{plural(r.placed, 'replica')}{of} fit, {_preempting(r.victims)}"
     if row.b is not None:
         return f"B adds {row.priority_class}: {room}"
     return f"B has no {row.priority_class} (in A, {room})"
@@ -259,12 +262,10 @@ def _sentence(c: CapacityComparison) -> str:
     if c.same:
         if len(rows) == 1 and rows[0].a is not None:
             one = rows[0].a
-            cost = (
-                f"preempting {plural(one.victims, 'pod')}" if one.victims else "without preempting"
-            )
             return (
                 f"Both fit {plural(one.placed, 'replica')} of {a.size} "
-                f"({one.fit_now:,} as the cluster stands), {cost}: same answer{_limits(a, b, rows)}."
+                f"({one.fit_now:,} as the cluster stands), {_preempting(one.victims)}: "
+                f"same answer{_limits(a, b, rows)}."
             )
         return (
             f"Every class has the same room for {a.size} in A and B "
@@ -282,7 +283,7 @@ def _sentence(c: CapacityComparison) -> str:
     )
     parts: list[str] = []
     if both:
-        lead = _versus(both[0], a, b, size=True)
+        lead = _versus(both[0], a, b)
         if len(rows) > 1 or a.form != b.form:
             lead = f"In {both[0].priority_class}, {lead}"
         parts.append(lead)

@@ -186,3 +186,17 @@ def test_one_pods_replicas_against_a_table_compare_its_class_alone() -> None:
     assert c.sentence == (
         "In cat-3, B fits 2 more replicas of 2 CPU / 4Gi than A (8 → 10); 2 more victims (7 → 9)."
     )
+
+
+def test_a_class_b_lacks_says_what_a_had() -> None:
+    a = table(row("cat-0", 5000, 5, 0, 0), row("cat-1", 10000, 3, 0, 0))
+    b = table(row("cat-1", 10000, 3, 0, 0))
+    c = compare_capacity(capacity_answer(a), capacity_answer(b))
+    assert c.sentence == (
+        "B has no cat-0 (in A, 5 replicas of 2 CPU / 4Gi fit, without preempting); "
+        "the other class is unchanged."
+    )
+    # Highest priority first: cat-1 (10000), then cat-0 (5000).
+    classes = c.to_dict()["classes"]
+    assert [x["priority_class"] for x in classes] == ["cat-1", "cat-0"]
+    assert classes[1]["b"] is None and classes[1]["replicas_change"] == -5
