@@ -17,7 +17,7 @@ from typing import Any
 
 from scheduling.engine.capacity import Capacity, ClassRoom, RoomByClass
 from scheduling.engine.objects import CPU, MEMORY
-from scheduling.engine.quantity import format_quantity, resource_value
+from scheduling.engine.quantity import format_quantity, resource_value, size_words
 from scheduling.engine.words import NAMES_IN_A_SENTENCE, join_names, plural
 
 CAPACITY = "capacity"
@@ -58,7 +58,7 @@ class CapacityAnswer:
     @property
     def size(self) -> str:
         """ "2 CPU / 4Gi"."""
-        return f"{format_quantity(self.cpu, CPU)} CPU / {format_quantity(self.memory, MEMORY)}"
+        return size_words({CPU: self.cpu, MEMORY: self.memory}, joiner=" / ")
 
     def room(self, priority_class: str) -> Room | None:
         return next((r for r in self.rooms if r.priority_class == priority_class), None)
