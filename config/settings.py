@@ -333,6 +333,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "KindEnum": "scheduling.constants.AnalysisKind",
         "AdviceKindEnum": "scheduling.engine.advice.result.AdviceKind",
+        "AnalysisStatusEnum": "scheduling.constants.AnalysisStatus",
     },
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
