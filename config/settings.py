@@ -80,10 +80,12 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "django_celery_results",
+    "django_celery_beat",
     "clusters",
     "scheduling",
     "planning",
     "advice",
+    "connected",
 ]
 
 MIDDLEWARE = [
