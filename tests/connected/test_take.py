@@ -30,7 +30,12 @@ def test_a_read_is_an_ingested_snapshot_of_the_owner_with_its_events(
     assert [e["reason"] for e in snapshot.events] == ["Preempted"]
     kept = snapshot.events[0]
     assert kept["message"] == "Preempted by pod u-2 on node node-1"
-    assert kept["involved"] == {"kind": "Pod", "namespace": "default", "name": "web-1", "uid": "u-1"}
+    assert kept["involved"] == {
+        "kind": "Pod",
+        "namespace": "default",
+        "name": "web-1",
+        "uid": "u-1",
+    }
     assert kept["related"]["name"] == "batch-1" and kept["source"] == "default-scheduler"
     assert "must not be kept" not in str(snapshot.events) and "managedFields" not in str(kept)
     demo_cluster.refresh_from_db()
