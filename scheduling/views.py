@@ -30,8 +30,8 @@ from clusters.models import Pod as PodRow
 from clusters.models import Snapshot
 from clusters.selectors import pod_manifest, snapshot_demo_find, snapshot_get, snapshot_list
 from clusters.services import snapshot_load_demo
-from config.faults import BrokerUnavailable
-from config.input_limits import submission_body
+from operations.faults import BrokerUnavailable
+from operations.input_limits import submission_body
 from planning import selectors as planning_selectors
 from scheduling import rendered_cache, selectors, services, submission
 from scheduling.constants import (
@@ -414,7 +414,7 @@ def _is_stale(analysis: Analysis) -> bool:
     """Queued with no worker taking it, or running on a worker that stopped renewing its lease.
 
     Either way nothing is lost: the reconciler of the next worker up queues it
-    again (config/reconciler.py). The page says so, and offers to queue it now.
+    again (operations/reconciler.py). The page says so, and offers to queue it now.
     """
     if not analysis.is_active:
         return False
