@@ -84,6 +84,7 @@ INSTALLED_APPS = [
     "clusters",
     "scheduling",
     "planning",
+    "advice",
 ]
 
 MIDDLEWARE = [
