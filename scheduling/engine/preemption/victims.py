@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from itertools import accumulate
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..cluster import Cluster, NodeInfo
 from ..framework import SUCCESS, Code, CycleState, Status
@@ -150,33 +149,16 @@ class LowerPods:
         self.pods = [pods[i] for i in rank]
         # Victims of both groups are listed in importance order again (one sort).
         self.mixed = 0 < self.num_violating < len(pods)
-        self._amounts: dict[tuple[str, ...], Amounts] = {}
+        self._amounts: dict[tuple[str, ...], tuple[list[tuple[int, ...]], list[int]]] = {}
 
-    def amounts(self, keys: tuple[str, ...]) -> Amounts:
-        """The pods' requests of ``keys`` (see ``Amounts``)."""
+    def amounts(self, keys: tuple[str, ...]) -> tuple[list[tuple[int, ...]], list[int]]:
+        """Each pod's requests of ``keys`` in reprieve order, and their totals."""
         got = self._amounts.get(keys)
         if got is None:
             rows = [tuple(p.requests.get(k, 0) for k in keys) for p in self.pods]
-            prefixes: list[list[int]] | None = []
-            for column in zip(*rows, strict=True):  # none if no keys
-                if any(a < 0 for a in column):
-                    prefixes = None
-                    break
-                assert prefixes is not None
-                prefixes.append([0, *accumulate(column)])
             totals = [sum(p.requests.get(k, 0) for p in self.pods) for k in keys]
-            got = self._amounts[keys] = Amounts(rows, totals, prefixes)
+            got = self._amounts[keys] = (rows, totals)
         return got
-
-
-class Amounts(NamedTuple):
-    """Requests of some resources by a node's potential victims, in reprieve order."""
-
-    rows: list[tuple[int, ...]]  # each pod's, one number a resource
-    totals: list[int]  # all of them together
-    # Per resource, the sum of the first i pods' for each i (None if any is negative):
-    # how many pods from the first can all be put back is then a binary search.
-    prefixes: list[list[int]] | None
 
 
 class Victims:
@@ -361,7 +343,7 @@ class IntegerSelection:
                 ResourcesOnlySimulation(self.fw, pod, node_info), self.cluster, potential
             )
         lower = order.lower(self.cluster, start)
-        rows, totals, prefixes = lower.amounts(self.keys)
+        rows, totals = lower.amounts(self.keys)
         keys = self.keys
         alloc = node_info.node.allocatable
         used = node_info.requested
@@ -384,20 +366,10 @@ class IntegerSelection:
             # It does not fit even with them all gone: no victims (NodeResourcesFit says why).
             left = {k: used.get(k, 0) - total for k, total in zip(keys, totals, strict=True)}
             return None, fit_status(self.wanted, node_info, count, left)
-        # The longest run of pods from the first that all fit back together: the reprieve
-        # takes each of them in turn (requests are never negative), so at once.
-        first = min(room, len(rows))
-        if prefixes is not None:
-            for prefix, s in zip(prefixes, slack, strict=True):
-                first = min(first, bisect_right(prefix, s) - 1)
-            room -= first
-            slack = [s - prefix[first] for prefix, s in zip(prefixes, slack, strict=True)]
-        else:
-            first = 0
         lost: list[int] = []  # places in reprieve order of the pods that stay victims
         if len(slack) == 2:
             s0, s1 = slack
-            for i, (a0, a1) in enumerate(rows[first:], first):
+            for i, (a0, a1) in enumerate(rows):
                 if room and a0 <= s0 and a1 <= s1:
                     room -= 1
                     s0 -= a0
@@ -405,7 +377,7 @@ class IntegerSelection:
                 else:
                     lost.append(i)
         else:
-            for i, row in enumerate(rows[first:], first):
+            for i, row in enumerate(rows):
                 if room and all(a <= s for a, s in zip(row, slack, strict=True)):
                     room -= 1
                     slack = [s - a for a, s in zip(row, slack, strict=True)]
