@@ -46,7 +46,7 @@ APPS = ["a", "b", "c"]
 
 @st.composite
 def crowded(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A cluster of 1-3 crowded nodes and 2-4 pending pods to ask about in turn."""
+    """A cluster of 1-3 crowded nodes and 2-6 pending pods to ask about in turn."""
     items: list[dict[str, Any]] = []
     names = [f"n{i}" for i in range(draw(st.integers(1, 3)))]
     k = 0
@@ -93,7 +93,8 @@ def crowded(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
             )
         )
     pending = []
-    for i in range(draw(st.integers(2, 4))):
+    # Up to six in turn: more priority cuts than a node keeps (LOWER_CUTS_KEPT).
+    for i in range(draw(st.integers(2, 6))):
         pb = make_pod(f"pending{i}").priority(draw(st.sampled_from(PREEMPTOR_PRIORITIES)))
         # One, two or three resources to fit: cpu alone, with memory, with a GPU.
         shape = draw(st.sampled_from(["cpu", "cpu+memory", "cpu+memory", "all"]))

@@ -28,6 +28,8 @@ ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
 # pdqsort_func's maxInsertion: up to this many elements sort.Slice is an insertion sort.
 GO_INSERTION_SORT_MAX = 12
 NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
+# Priority cuts whose LowerPods a node keeps (about 10 MiB each on 5,000 nodes of 30 pods).
+LOWER_CUTS_KEPT = 4
 
 
 def importance_key(pod: Pod) -> tuple[int, int]:
@@ -126,6 +128,8 @@ class ImportanceOrder:
         """The pods from ``start`` on (those below one priority) in reprieve order."""
         got = self._lower.get(start)
         if got is None:
+            if len(self._lower) >= LOWER_CUTS_KEPT:
+                del self._lower[next(iter(self._lower))]  # the cut made first goes
             got = self._lower[start] = LowerPods(cluster, self.pods[start:], self.pdbs[start:])
         return got
 
