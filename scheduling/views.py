@@ -25,6 +25,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
+from advice.apply import advice_manifest
 from clusters.demo import demo_cat3_pod
 from clusters.models import Pod as PodRow
 from clusters.models import Snapshot
@@ -41,7 +42,6 @@ from scheduling.constants import (
     STALE_QUEUED_SECONDS,
     VICTIM_GROUPS_PER_PAGE,
     WORKLOAD_ROWS_PER_PAGE,
-    AnalysisKind,
     AnalysisSource,
     AnalysisStatus,
     Outcome,
@@ -208,6 +208,9 @@ def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
             # Its own configuration comes along; one it took from the snapshot applies anyway.
             initial["scheduler_preset"] = earlier.scheduler_preset
             initial["scheduler_config"] = choice_as_text(earlier.scheduler)
+        if request.GET.get("advice"):
+            # "Apply" on an item of its advice: what was submitted, with that change made.
+            initial["manifest"] = advice_manifest(analysis=earlier, item=request.GET["advice"])
         mode = "manifest"
     if request.method == "POST":
         # The tab not submitted shows what it holds again, without being checked.
@@ -656,15 +659,9 @@ def analysis_detail(request: HtmxHttpRequest, analysis_id: int) -> HttpResponse:
                 for s in snapshot_list(user=request.user).filter(status="ready")[:50]
                 if s.pk != a.snapshot_id
             ],
-            # A capacity answer is not one the comparison reads: neither offered nor offering.
+            # Answers of its kind (planning.selectors.compare_choices says which).
             "compare_choices": (
-                [
-                    c
-                    for c in planning_selectors.compare_choices(user=request.user, around=a)
-                    if c.kind != AnalysisKind.CAPACITY
-                ]
-                if a.is_done and a.kind != AnalysisKind.CAPACITY
-                else []
+                planning_selectors.compare_choices(user=request.user, around=a) if a.is_done else []
             ),
         },
     )
