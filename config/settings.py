@@ -83,6 +83,7 @@ INSTALLED_APPS = [
     "clusters",
     "scheduling",
     "planning",
+    "advice",
 ]
 
 MIDDLEWARE = [

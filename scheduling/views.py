@@ -25,6 +25,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
+from advice.apply import advice_manifest
 from clusters.demo import demo_cat3_pod
 from clusters.models import Pod as PodRow
 from clusters.models import Snapshot
@@ -208,6 +209,9 @@ def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
             # Its own configuration comes along; one it took from the snapshot applies anyway.
             initial["scheduler_preset"] = earlier.scheduler_preset
             initial["scheduler_config"] = choice_as_text(earlier.scheduler)
+        if request.GET.get("advice"):
+            # "Apply" on an item of its advice: what was submitted, with that change made.
+            initial["manifest"] = advice_manifest(analysis=earlier, item=request.GET["advice"])
         mode = "manifest"
     if request.method == "POST":
         # The tab not submitted shows what it holds again, without being checked.
