@@ -42,7 +42,6 @@ from scheduling.constants import (
     STALE_QUEUED_SECONDS,
     VICTIM_GROUPS_PER_PAGE,
     WORKLOAD_ROWS_PER_PAGE,
-    AnalysisKind,
     AnalysisSource,
     AnalysisStatus,
     Outcome,
@@ -669,15 +668,9 @@ def analysis_detail(request: HtmxHttpRequest, analysis_id: int) -> HttpResponse:
                 for s in snapshot_list(user=request.user).filter(status="ready")[:50]
                 if s.pk != a.snapshot_id
             ],
-            # A capacity answer is not one the comparison reads: neither offered nor offering.
+            # Answers of its kind (planning.selectors.compare_choices says which).
             "compare_choices": (
-                [
-                    c
-                    for c in planning_selectors.compare_choices(user=request.user, around=a)
-                    if c.kind != AnalysisKind.CAPACITY
-                ]
-                if a.is_done and a.kind != AnalysisKind.CAPACITY
-                else []
+                planning_selectors.compare_choices(user=request.user, around=a) if a.is_done else []
             ),
         },
     )

@@ -12,7 +12,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from scheduling.engine.capacity import Capacity, CurvePoint, Placement, RoomByClass
 from scheduling.engine.message import read_fit_error
-from scheduling.engine.quantity import format_quantity
+from scheduling.engine.quantity import size_words
 from scheduling.engine.words import join_names, plural
 from scheduling.presenters.workload import text_width
 
@@ -20,15 +20,7 @@ from scheduling.presenters.workload import text_width
 CLASS_FILLS = ("#d9534f", "#f0ad4e", "#8e6bbf", "#3a9d8f", "#5b6474", "#c2185b")
 
 
-def size_text(requests: dict[str, int] | None) -> str:
-    """ "2 CPU, 4Gi" from the scheduler's requests (millicores, bytes)."""
-    requests = dict(requests or {})
-    parts = []
-    if "cpu" in requests:
-        parts.append(f"{format_quantity(requests['cpu'], 'cpu')} CPU")
-    if "memory" in requests:
-        parts.append(format_quantity(requests["memory"], "memory"))
-    return ", ".join(parts) or "no requests"
+size_text = size_words  # "2 CPU, 4Gi": the one way a pod's size is written
 
 
 def template_text(answer: Capacity) -> str:
