@@ -304,15 +304,20 @@ def snapshot_room(request: HttpRequest, snapshot_id: int) -> HttpResponse:
             form.add_error(None, e.message)
         else:
             return HttpResponseRedirect(analysis.get_absolute_url())
+    classes = list(
+        snapshot.priority_classes.filter(builtin=False)
+        .exclude(name__startswith="system-")
+        .order_by("-value", "name")
+    )
     return TemplateResponse(
         request,
         "scheduling/room.html",
         {
             "snapshot": snapshot,
             "form": form,
-            "classes": snapshot.priority_classes.filter(builtin=False)
-            .exclude(name__startswith="system-")
-            .order_by("-value", "name"),
+            "classes": classes,
+            # Pods naming no class are a tier of their own unless a class is the default.
+            "default_class": next((c for c in classes if c.global_default), None),
         },
         status=400 if request.method == "POST" else 200,
     )
@@ -513,7 +518,11 @@ def capacity_context(
     """What the "how many fit?" page shows: the sentence, the cost curve and the replicas
     page by page; or, for every class at once, the table."""
     if isinstance(room, RoomByClass):
-        return {"room_table": room, "sentence": capacity_presenters.room_sentence(room)}
+        return {
+            "room_table": room,
+            "sentence": capacity_presenters.room_sentence(room),
+            "room_unplaced": capacity_presenters.room_unplaced(room),
+        }
     return {
         "capacity": room,
         "sentence": capacity_presenters.capacity_sentence(room),
