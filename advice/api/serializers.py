@@ -11,6 +11,7 @@ from rest_framework import serializers
 
 from advice.models import Advice
 from scheduling.engine.advice import Advice as EngineAdvice
+from scheduling.engine.advice.result import AdviceKind
 
 
 class ProofStepSerializer(serializers.Serializer[Any]):
@@ -33,16 +34,7 @@ class ProofSerializer(serializers.Serializer[Any]):
 
 
 class AdviceItemSerializer(serializers.Serializer[Any]):
-    kind = serializers.ChoiceField(
-        choices=[
-            "smaller-request",
-            "add-nodes",
-            "fewer-replicas",
-            "wait-instead",
-            "protect",
-            "relax",
-        ]
-    )
+    kind = serializers.ChoiceField(choices=[kind.value for kind in AdviceKind])
     change = serializers.JSONField(
         help_text='Machine-applicable: {"object": I, "patch": [RFC 6902 operations]} on the '
         'I-th submitted object (0 for a lone pod), {"add_nodes": N, "like": NODE}, or '

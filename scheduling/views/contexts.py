@@ -70,7 +70,11 @@ def capacity_context(
     """What the "how many fit?" page shows: the sentence, the cost curve and the replicas
     page by page; or, for every class at once, the table."""
     if isinstance(room, RoomByClass):
-        return {"room_table": room, "sentence": capacity_presenters.room_sentence(room)}
+        return {
+            "room_table": room,
+            "sentence": capacity_presenters.room_sentence(room),
+            "room_unplaced": capacity_presenters.room_unplaced(room),
+        }
     return {
         "capacity": room,
         "sentence": capacity_presenters.capacity_sentence(room),

@@ -25,7 +25,6 @@ from scheduling import rendered_cache, selectors, services
 from scheduling.constants import (
     REJECTED_GROUP_NODES_PER_PAGE,
     STALE_QUEUED_SECONDS,
-    AnalysisKind,
     AnalysisStatus,
 )
 from scheduling.models import Analysis
@@ -175,15 +174,9 @@ def analysis_detail(request: HtmxHttpRequest, analysis_id: int) -> HttpResponse:
                 for s in snapshot_list(user=request.user).filter(status="ready")[:50]
                 if s.pk != a.snapshot_id
             ],
-            # A capacity answer is not one the comparison reads: neither offered nor offering.
+            # Answers of its kind (planning.selectors.compare_choices says which).
             "compare_choices": (
-                [
-                    c
-                    for c in planning_selectors.compare_choices(user=request.user, around=a)
-                    if c.kind != AnalysisKind.CAPACITY
-                ]
-                if a.is_done and a.kind != AnalysisKind.CAPACITY
-                else []
+                planning_selectors.compare_choices(user=request.user, around=a) if a.is_done else []
             ),
         },
     )

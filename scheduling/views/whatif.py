@@ -258,15 +258,20 @@ def snapshot_room(request: HttpRequest, snapshot_id: int) -> HttpResponse:
             form.add_error(None, e.message)
         else:
             return HttpResponseRedirect(analysis.get_absolute_url())
+    classes = list(
+        snapshot.priority_classes.filter(builtin=False)
+        .exclude(name__startswith="system-")
+        .order_by("-value", "name")
+    )
     return TemplateResponse(
         request,
         "scheduling/room.html",
         {
             "snapshot": snapshot,
             "form": form,
-            "classes": snapshot.priority_classes.filter(builtin=False)
-            .exclude(name__startswith="system-")
-            .order_by("-value", "name"),
+            "classes": classes,
+            # Pods naming no class are a tier of their own unless a class is the default.
+            "default_class": next((c for c in classes if c.global_default), None),
         },
         status=400 if request.method == "POST" else 200,
     )

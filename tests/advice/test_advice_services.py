@@ -72,3 +72,19 @@ def test_an_invalid_question_fails_in_words(preempting: Analysis, no_advice_brok
     failed = services.advice_run(advice_id=row.pk)
     assert failed.status == "failed"
     assert failed.error.startswith("The what-if is invalid: ") and "no-such-class" in failed.error
+
+
+def test_an_unexpected_failure_is_recorded_as_the_advices_not_the_analysis(
+    preempting: Analysis, no_advice_broker: Any
+) -> None:
+    from advice.tasks import advice_run_task
+
+    row = services.advice_request(analysis=preempting)
+    with mock.patch("advice.services.advise", side_effect=RuntimeError("boom")):
+        outcome = advice_run_task.apply(args=[row.pk])
+    assert outcome.failed()
+    failed = Advice.objects.get(pk=row.pk)
+    assert failed.status == "failed"
+    assert failed.error.startswith("The advice stopped unexpectedly (reference ")
+    assert "boom" not in failed.error
+    assert Analysis.objects.get(pk=preempting.pk).status == "done"  # the answer stays
