@@ -14,7 +14,6 @@ from .explanation import (
     CannotHelp,
     Explanation,
     FilterSampling,
-    HypotheticalClass,
     InputEffect,
     InputNotice,
     NodeResources,
@@ -31,6 +30,7 @@ from .explanation import (
 )
 from .objects import PDB, Node, Pod, PriorityClass, ResourceQuota
 from .preemption.candidate import Criterion
+from .priority import HypotheticalClass
 from .profile import (
     OPENSHIFT_PROFILES,
     Preset,
