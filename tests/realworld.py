@@ -61,6 +61,23 @@ def lengthen_node_names(dump: dict[str, Any]) -> dict[str, Any]:
     return dump
 
 
+def pending_pod(
+    name: str, cpu: str, *, klass: str = "medium", namespace: str = "default"
+) -> dict[str, Any]:
+    """A pod to ask about: ``cpu`` and 2Gi, in ``klass`` (demote_workers's "medium")."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace, "labels": {"app": name}},
+        "spec": {
+            "priorityClassName": klass,
+            "containers": [
+                {"name": "main", "resources": {"requests": {"cpu": cpu, "memory": "2Gi"}}}
+            ],
+        },
+    }
+
+
 def import_dump(owner: Any, name: str, dump: dict[str, Any]) -> Any:
     """The dump uploaded as one JSON file, ingested at once; the snapshot is ready."""
     snapshot = cluster_services.snapshot_create(

@@ -17,7 +17,7 @@ from scheduling import services
 from scheduling.engine.capacity import Size
 from tests.clusters.builders import make_deployment
 from tests.conftest import browser_login
-from tests.realworld import demote_workers, import_dump, real_dump
+from tests.realworld import demote_workers, import_dump, pending_pod, real_dump
 
 pytestmark = pytest.mark.browser
 
@@ -32,32 +32,18 @@ EMPTIED_STYLES = """() => document.querySelectorAll("#pods-filter input").forEac
   e.style.backgroundImage = "none"; e.style.backgroundImage = ""; })"""
 
 
-def _pod(name: str, cpu: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, "namespace": "default", "labels": {"app": name}},
-        "spec": {
-            "priorityClassName": "medium",
-            "containers": [
-                {"name": "main", "resources": {"requests": {"cpu": cpu, "memory": "2Gi"}}}
-            ],
-        },
-    }
-
-
 def _analyses(snapshot: Any) -> dict[str, Any]:
     """One analysis of each kind, run as a worker runs it."""
-    rollout = make_deployment("rollout", _pod("rollout", "1500m")["spec"], replicas=12)
+    rollout = make_deployment("rollout", pending_pod("rollout", "1500m")["spec"], replicas=12)
     made = {
-        "preempts": services.analysis_create(snapshot=snapshot, pod=_pod("big", "3")),
-        "fits": services.analysis_create(snapshot=snapshot, pod=_pod("small", "100m")),
+        "preempts": services.analysis_create(snapshot=snapshot, pod=pending_pod("big", "3")),
+        "fits": services.analysis_create(snapshot=snapshot, pod=pending_pod("small", "100m")),
         "workload": services.analysis_create_workload(snapshot=snapshot, objects=[rollout]),
         "timeline": services.analysis_create_workload(
             snapshot=snapshot, objects=[rollout], timeline=True
         ),
         "capacity": services.analysis_create_capacity(
-            snapshot=snapshot, pod=_pod("room", "1500m"), limit=20
+            snapshot=snapshot, pod=pending_pod("room", "1500m"), limit=20
         ),
         "room": services.analysis_create_capacity(
             snapshot=snapshot, size=Size("1500m", "2Gi"), limit=10
@@ -132,7 +118,9 @@ def test_no_page_logs_an_error_or_breaks_the_content_security_policy(
         # What a browser extension leaves on the inputs it marks (a password manager's
         # icon, say): an inline style emptied again.
         page.evaluate(EMPTIED_STYLES)
-        page.type("#f-q", "etcd", delay=50)
+        # Filled at once: typing that pauses longer than the box's 400 ms while an answer
+        # is on its way makes htmx cancel that answer (hx-sync replace), which it logs.
+        page.fill("#f-q", "etcd")
         page.wait_for_selector("#pods-clear")
         page.select_option("#f-namespace", index=1)
         page.wait_for_load_state("networkidle")

@@ -16,7 +16,7 @@ from scheduling.engine.capacity import Capacity, Size
 from scheduling.engine.words import plural
 from tests.clusters.builders import make_deployment
 from tests.conftest import browser_login
-from tests.realworld import demote_workers, import_dump, real_dump
+from tests.realworld import demote_workers, import_dump, pending_pod, real_dump
 
 pytestmark = pytest.mark.browser
 
@@ -57,17 +57,7 @@ OVERLAPPING_LABELS = """() => {
 
 
 def _pod(name: str, cpu: str, klass: str = "openshift-user-critical") -> dict[str, Any]:
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, "namespace": "default", "labels": {"app": name}},
-        "spec": {
-            "priorityClassName": klass,
-            "containers": [
-                {"name": "main", "resources": {"requests": {"cpu": cpu, "memory": "2Gi"}}}
-            ],
-        },
-    }
+    return pending_pod(name, cpu, klass=klass)
 
 
 def _deployment(replicas: int, klass: str) -> dict[str, Any]:

@@ -14,7 +14,13 @@ import pytest
 from scheduling import services
 from tests.clusters.builders import make_deployment
 from tests.conftest import browser_login
-from tests.realworld import demote_workers, import_dump, lengthen_node_names, real_dump
+from tests.realworld import (
+    demote_workers,
+    import_dump,
+    lengthen_node_names,
+    pending_pod,
+    real_dump,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -39,17 +45,7 @@ MEASURE = """(selector) => {
 
 
 def _pod(name: str, cpu: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, "namespace": NAMESPACE, "labels": {"app": name}},
-        "spec": {
-            "priorityClassName": "medium",
-            "containers": [
-                {"name": "main", "resources": {"requests": {"cpu": cpu, "memory": "2Gi"}}}
-            ],
-        },
-    }
+    return pending_pod(name, cpu, namespace=NAMESPACE)
 
 
 def _scored_pod() -> dict[str, Any]:

@@ -17,23 +17,9 @@ from scheduling import services
 from scheduling.models import Analysis
 from tests.clusters.builders import make_deployment
 from tests.conftest import browser_login
-from tests.realworld import demote_workers, import_dump, real_dump
+from tests.realworld import demote_workers, import_dump, pending_pod, real_dump
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker]
-
-
-def _pod(name: str, cpu: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, "namespace": "default", "labels": {"app": name}},
-        "spec": {
-            "priorityClassName": "medium",
-            "containers": [
-                {"name": "main", "resources": {"requests": {"cpu": cpu, "memory": "2Gi"}}}
-            ],
-        },
-    }
 
 
 # Every control of the "Again, elsewhere, or as a file" card, as a reader sees it.
@@ -55,19 +41,21 @@ def test_a_finish_followed_live_shows_every_control_a_reload_shows(
     snapshot = import_dump(owner, "ocp-aws", demote_workers(real_dump("ocp-aws")))
     # An answer done before: what "Compare with…" offers the three.
     earlier = services.analysis_run(
-        analysis_id=services.analysis_create(snapshot=snapshot, pod=_pod("earlier", "1")).pk
+        analysis_id=services.analysis_create(snapshot=snapshot, pod=pending_pod("earlier", "1")).pk
     )
     assert earlier.is_done, earlier.error
     # Queued with no message sent: the pages open on "Queued" before any worker runs them.
     with mock.patch("scheduling.services.analysis_publish"):
         queued = {
-            "pod": services.analysis_create(snapshot=snapshot, pod=_pod("big", "3")),
+            "pod": services.analysis_create(snapshot=snapshot, pod=pending_pod("big", "3")),
             "workload": services.analysis_create_workload(
                 snapshot=snapshot,
-                objects=[make_deployment("rollout", _pod("rollout", "1500m")["spec"], replicas=6)],
+                objects=[
+                    make_deployment("rollout", pending_pod("rollout", "1500m")["spec"], replicas=6)
+                ],
             ),
             "capacity": services.analysis_create_capacity(
-                snapshot=snapshot, pod=_pod("room", "1500m"), limit=20
+                snapshot=snapshot, pod=pending_pod("room", "1500m"), limit=20
             ),
         }
     context = browser.new_context(viewport={"width": 1366, "height": 900}, accept_downloads=True)
