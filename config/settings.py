@@ -83,6 +83,7 @@ INSTALLED_APPS = [
     "clusters",
     "scheduling",
     "planning",
+    "advice",
 ]
 
 MIDDLEWARE = [
@@ -327,6 +328,13 @@ SPECTACULAR_SETTINGS = {
     # Swagger UI from the pinned sidecar package's static files: the docs render
     # offline and in air-gapped networks (no CDN, no @latest). No Redoc: its
     # bundle fetches a logo from a CDN.
+    # Two fields are named "kind" (an analysis' and an advice item's): each enum keeps a
+    # name of its own, rather than one suffixed with a hash that moves as fields are added.
+    "ENUM_NAME_OVERRIDES": {
+        "KindEnum": "scheduling.constants.AnalysisKind",
+        "AdviceKindEnum": "scheduling.engine.advice.result.AdviceKind",
+        "AnalysisStatusEnum": "scheduling.constants.AnalysisStatus",
+    },
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     # Swagger UI would otherwise send the schema to validator.swagger.io.

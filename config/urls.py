@@ -18,8 +18,10 @@ urlpatterns = [
     path("api/", include("clusters.api.urls")),
     path("api/", include("scheduling.api.urls")),
     path("api/", include("planning.api.urls")),
+    path("api/", include("advice.api.urls")),
     path("", include("scheduling.urls")),
     path("", include("planning.urls")),
+    path("", include("advice.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file: no inline script, so
     # the docs work under the same Content-Security-Policy as every page.

@@ -52,6 +52,10 @@ class Answer:
     placed: int  # of the pods asked about, how many run (or are nominated) at the end
     asked: int
     owners: Mapping[str, OwnerCount]  # "ReplicaSet default/blue-tcsrb" -> its count
+    # A pod whose node is one of several that tie (the top score, or every preemption
+    # criterion): all of them, sorted; kube-scheduler binds or nominates one at random,
+    # ``node`` is the first by name. Empty when the node was the only choice.
+    tied: tuple[str, ...] = ()
     # A workload run with the cascade: victims its controllers made again, and how many
     # of those run at the end (None: a run without the cascade, or a single pod).
     recreated: int | None = None
@@ -72,6 +76,7 @@ class Answer:
             "outcome": self.outcome,
             "node": self.node,
             "nodes": list(self.nodes),
+            "tied_nodes": list(self.tied),
             "victims": list(self.victims),
             "pdb_violations": self.pdb_violations,
             "pdbs": list(self.pdbs),
@@ -120,6 +125,8 @@ def pod_answer(
     victim details (owners and budgets), when it kept them."""
     outcome = str(result["outcome"])
     node = result.get("node")
+    # The contract's tied_nodes: the top-scored nodes of a fit, the preemption tie set.
+    tied = tuple(sorted(result.get("tied_nodes") or ()))
     names = tuple(sorted(result.get("victims") or ()))
     detail = {v.key: v for v in victims}
     owners: Counter[str] = Counter()
@@ -141,6 +148,7 @@ def pod_answer(
         placed=0 if outcome == UNSCHEDULABLE else 1,
         asked=1,
         owners={o: OwnerCount(running=None, change=-n) for o, n in sorted(owners.items())},
+        tied=tied if len(tied) > 1 and outcome != UNSCHEDULABLE else (),
         analysis=analysis,
         snapshot_id=snapshot_id,
         snapshot=snapshot,
@@ -246,8 +254,32 @@ def _names(names: Sequence[str]) -> str:
     return join_names(list(names), limit=NAMES_IN_A_SENTENCE)  # the page lists them all
 
 
+# What a tie set is followed by, in the sentence and the table.
+TIED = "tied; kube-scheduler picks one at random"
+
+
+def places(answer: Answer) -> frozenset[str]:
+    """Every node the answer's pods may end on: a tie's whole set, else its nodes."""
+    return frozenset(answer.tied or answer.nodes)
+
+
+def moved(a: Answer, b: Answer) -> bool:
+    """Whether B lands elsewhere than A. Two ties that share a node are not a move:
+    kube-scheduler may pick that node in both."""
+    if a.tied or b.tied:
+        return not places(a) & places(b)
+    return a.nodes != b.nodes
+
+
+def where_words(answer: Answer, *, limit: int | None = None) -> str:
+    """ "node-5"; a tie: "node-3 or node-4 (tied; kube-scheduler picks one at random)"."""
+    if answer.tied:
+        return f"{join_names(answer.tied, conjunction='or', limit=limit)} ({TIED})"
+    return join_names(answer.nodes, limit=limit) if answer.nodes else "no node"
+
+
 def _nodes(answer: Answer) -> str:
-    return _names(answer.nodes) if answer.nodes else "no node"
+    return where_words(answer, limit=NAMES_IN_A_SENTENCE)
 
 
 def _doing(answer: Answer, *, both: bool = False, where: bool = True) -> str:
@@ -323,7 +355,7 @@ def _sentence(c: Comparison) -> str:
     budgets = _budgets(a, b)
     if a.outcome != b.outcome or a.kind != b.kind or (a.placed, a.asked) != (b.placed, b.asked):
         return f"A {_doing(a)}; B {_doing(b)}{budgets}."
-    where = f", on {_nodes(b)} instead of {_nodes(a)}" if a.nodes != b.nodes else ""
+    where = f", on {_nodes(b)} instead of {_nodes(a)}" if moved(a, b) else ""
     added, removed = c.victims_added, c.victims_removed
     more = len(b.victims) - len(a.victims)
     if more > 0:
@@ -342,6 +374,13 @@ def _sentence(c: Comparison) -> str:
             f"Both {_doing(a, both=True, where=False)}, "
             f"A on {_nodes(a)} and B on {_nodes(b)}{budgets}."
         )
+    if places(a) != places(b):
+        common = sorted(places(a) & places(b))
+        return (
+            f"Both {_doing(a, both=True, where=False)}, "
+            f"A on {_nodes(a)} and B on {_nodes(b)}: both may land on "
+            f"{join_names(common, conjunction='or', limit=NAMES_IN_A_SENTENCE)}{budgets}."
+        )
     if budgets or a.pdb_violations != b.pdb_violations:
         return (
             f"Both {_doing(a, both=True)}, but the budgets differ: "
@@ -359,7 +398,7 @@ def compare(a: Answer, b: Answer) -> Comparison:
     )
     same = (
         a.outcome == b.outcome
-        and a.nodes == b.nodes
+        and places(a) == places(b)
         and a.victims == b.victims
         and a.pdbs == b.pdbs
         and a.pdb_violations == b.pdb_violations

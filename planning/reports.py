@@ -27,7 +27,20 @@ def summary_sentence(plan: Plan) -> str:
     if not parts:
         return f"The audit found nothing to change on {classes}."
     found = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return f"The audit found {found} on {classes}."
+    sentence = f"The audit found {found} on {classes}."
+    owned, notes = plan.operator_owned, plan.count("info")
+    if owned:
+        if notes == 1:
+            which = "The note is about an object"
+        elif owned == notes:
+            which = f"All {notes} notes are about objects"
+        else:
+            which = f"{owned} of the {notes} notes are about objects"
+        sentence += (
+            f" {which} the cluster's operators own, where an edit is reverted: raise "
+            f"{'it' if owned == 1 else 'them'} with the platform vendor or configure the operator."
+        )
+    return sentence
 
 
 def _ladder_cells(c: ClassRung) -> list[str]:
@@ -72,6 +85,8 @@ def render_plan_text(plan: Plan) -> str:
         if f.objects:
             lines.append("  objects: " + ", ".join(plain(o) for o in f.objects))
         lines.append(f"  why: {plain(f.why)}")
+        if f.operator_owned:
+            lines.append(f"  operator-owned: {plain(f.operator_owned)}")
         if f.fix:
             lines.append("  fix:")
             lines += ["    " + plain(line) for line in f.fix.splitlines()]
@@ -103,6 +118,8 @@ def render_plan_markdown(plan: Plan, *, snapshot: str) -> str:
         if f.objects:
             lines += ["Objects: " + ", ".join(md_code(o) for o in f.objects), ""]
         lines.append(f"_Why:_ {md_text(f.why)}")
+        if f.operator_owned:
+            lines += ["", f"_Operator-owned:_ {md_text(f.operator_owned)}"]
         if f.fix:
             lines += ["", _fenced(f.fix)]
     return "\n".join(lines) + "\n"

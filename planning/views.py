@@ -13,7 +13,8 @@ from clusters.paging import paginate, query_without_page
 from clusters.selectors import snapshot_get
 from planning import selectors
 from planning.api.serializers import MAX_ID
-from planning.compare import Comparison
+from planning.compare import Comparison, where_words
+from planning.compare_capacity import CapacityComparison, Room
 from planning.first_in_line import first_in_line_request, ranking_line
 from planning.pictures import first_in_line_svg, ladder_svg
 from planning.plan import SEVERITIES, Plan, UnknownClasses
@@ -32,6 +33,7 @@ from scheduling.engine.capacity import Size
 from scheduling.engine.objects import CPU, MEMORY
 from scheduling.engine.plan.first_in_line import DEFAULT_LIMIT, MAX_LIMIT
 from scheduling.engine.quantity import resource_value
+from scheduling.engine.words import plural
 
 # htmx stops polling on this status (and swaps the answer in): the ranking is stored.
 STOP_POLLING = 286
@@ -78,7 +80,7 @@ def _rows(c: Comparison) -> list[dict[str, Any]]:
         return {"label": label, "a": va, "b": vb, "differs": va != vb, "key": key}
 
     def nodes(x: Any) -> str:
-        return ", ".join(x.nodes) or "none"
+        return where_words(x) if x.tied else ", ".join(x.nodes) or "none"
 
     def pdbs(x: Any) -> str:
         return ", ".join(x.pdbs) or "none"
@@ -105,6 +107,38 @@ def _rows(c: Comparison) -> list[dict[str, Any]]:
     return rows
 
 
+def _room_rows(c: CapacityComparison) -> list[dict[str, Any]]:
+    """The capacity table: a class a row, A's and B's replicas, victims and budgets."""
+
+    def count(r: Room | None, field: str) -> str:
+        if r is None:
+            return "not asked"
+        if field == "placed":
+            return f"{r.placed:,} ({r.fit_now:,} now + {r.fit_by_preempting:,})"
+        return f"{getattr(r, field):,}"
+
+    def change(x: Room | None, y: Room | None, field: str) -> str:
+        n = (getattr(y, field) if y else 0) - (getattr(x, field) if x else 0)
+        return f"{n:+,}" if n else "="
+
+    return [
+        {
+            "row": r,
+            "cells": (
+                count(r.a, "placed"),
+                count(r.b, "placed"),
+                change(r.a, r.b, "placed"),
+                count(r.a, "victims"),
+                count(r.b, "victims"),
+                change(r.a, r.b, "victims"),
+                count(r.a, "pdbs_exceeded"),
+                count(r.b, "pdbs_exceeded"),
+            ),
+        }
+        for r in c.rows
+    ]
+
+
 @require_GET
 def analysis_compare(request: HttpRequest) -> TemplateResponse:
     """/analyses/compare/?a=..&b=..: the sentence first, then the table and the lists.
@@ -119,9 +153,12 @@ def analysis_compare(request: HttpRequest) -> TemplateResponse:
         c = selectors.comparison_get(
             user=request.user, a=form.cleaned_data["a"], b=form.cleaned_data["b"]
         )
-    except selectors.NotAnswered as e:
+    except selectors.NotCompared as e:
         ctx["not_answered"] = e
         return TemplateResponse(request, "planning/compare.html", ctx, status=409)
+    if isinstance(c, CapacityComparison):
+        ctx |= {"c": c, "capacity": True, "room": _room_rows(c)}
+        return TemplateResponse(request, "planning/compare.html", ctx)
     ctx |= {
         "c": c,
         "rows": _rows(c),
@@ -140,8 +177,15 @@ FINDINGS_PER_PAGE = 50
 OBJECTS_SHOWN = 12
 
 
-def _critical_choices(plan: Plan) -> list[tuple[str, str]]:
-    return [(c.name, f"{c.name} ({c.value})") for c in plan.ladder.by_value() if not c.builtin]
+def _critical_choices(plan: Plan) -> tuple[list[tuple[str, str]], bool]:
+    """The classes the critical-tiers box offers, and whether they are the built-in ones:
+    the user classes, or, on a cluster without any, the built-in classes its pods use
+    (system-cluster-critical, system-node-critical), so the box is never empty."""
+    user = [(c.name, f"{c.name} ({c.value})") for c in plan.ladder.by_value() if not c.builtin]
+    if user:
+        return user, False
+    used = [c for c in plan.ladder.by_value() if c.pods]
+    return [(c.name, f"{c.name} ({c.value}, {plural(c.pods, 'pod')})") for c in used], True
 
 
 @require_GET
@@ -161,6 +205,8 @@ def snapshot_plan(request: HttpRequest, pk: int) -> TemplateResponse:
         ctx["unknown"] = str(e)
         plan = snapshot_plan_of(snapshot=snapshot)
         critical = []
+    choices, builtin_only = _critical_choices(plan)
+    ctx |= {"critical_choices": choices, "critical_builtin_only": builtin_only}
     findings = [
         {"f": f, "objects": f.objects[:OBJECTS_SHOWN], "more": len(f.objects) - OBJECTS_SHOWN}
         for f in plan.findings
@@ -175,7 +221,6 @@ def snapshot_plan(request: HttpRequest, pk: int) -> TemplateResponse:
         "counts": [(s, plan.count(s)) for s in SEVERITIES],
         "severity": severity if severity in SEVERITIES else "",
         "critical": critical,
-        "critical_choices": _critical_choices(plan),
         "page": page,
         "query": query_without_page(request),
         "line_form": first_in_line_form(),

@@ -47,6 +47,7 @@ WHATIF_OPTIONS = (
     ("--preemption-offset", True, "answer as the real dry run from this offset"),
     ("--priority-class", "append", "a class for this what-if only, NAME=VALUE (repeatable)"),
     ("--capacity", True, "how many replicas of the Pod fit, trying up to N"),
+    ("--advise", False, "the smallest single changes that avoid the evictions, each proven"),
     ("--scheduler-config", True, "the what-if's own KubeSchedulerConfiguration file"),
     ("--scheduler-preset", True, "a preset scheduler configuration by name"),
 )
@@ -109,7 +110,7 @@ def parser() -> argparse.ArgumentParser:
         "it would preempt and why. Options (--format text|json|markdown, --recreate-victims, --timeline, --fail-on-preempt, "
         "--fail-on-victim-priority-above N, --fail-on-pdb-violation, --protect CLASS,..., "
         "--min-candidate-nodes-percentage P, --min-candidate-nodes-absolute N, "
-        "--preemption-offset N, --priority-class NAME=VALUE, --capacity N). PriorityClass documents in the "
+        "--preemption-offset N, --priority-class NAME=VALUE, --capacity N, --advise). PriorityClass documents in the "
         "manifest are the what-if's own classes, for that run only. Exit status 0, 1 when a gate trips, 2 on bad input.",
     )
     w.add_argument("snapshot", nargs="*", help="snapshot files, or - (default: the live cluster)")

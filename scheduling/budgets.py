@@ -118,17 +118,18 @@ class TooManyUnfinished(Busy):
     def __init__(self, limit: int) -> None:
         self.limit = limit
         super().__init__(
-            f"You have {limit} analyses, first-in-line rankings or snapshot uploads queued "
+            f"You have {limit} analyses, first-in-line rankings, advice or snapshot uploads queued "
             "or running, as many as one user may have at once (PREEMPTLAB_UNFINISHED_PER_USER): submit this one "
             "when one of them ends."
         )
 
 
 def unfinished_count(*, owner: Any) -> int:
-    """The owner's unfinished work: analyses and first-in-line rankings queued or running,
-    snapshots ingesting, and deleted analyses whose run has not yet stopped
+    """The owner's unfinished work: analyses, first-in-line rankings and advice queued or
+    running, snapshots ingesting, and deleted analyses whose run has not yet stopped
     (scheduling/cancellation.py)."""
     # Imported here: the models import this module's neighbours.
+    from advice.models import Advice
     from clusters.constants import SnapshotStatus
     from clusters.models import Snapshot
     from planning.models import FirstInLineRanking
@@ -140,7 +141,8 @@ def unfinished_count(*, owner: Any) -> int:
         snapshot__owner=owner, status__in=UNFINISHED
     ).count()
     ingests = Snapshot.objects.filter(owner=owner, status=SnapshotStatus.INGESTING).count()
-    return analyses + rankings + ingests + stopping_count(owner=owner)
+    advice = Advice.objects.filter(analysis__snapshot__owner=owner, status__in=UNFINISHED).count()
+    return analyses + rankings + advice + ingests + stopping_count(owner=owner)
 
 
 def check_unfinished(*, owner: Any) -> None:

@@ -28,15 +28,17 @@ from scheduling.models import Analysis
 log = logging.getLogger(__name__)
 
 
-def failure_message(exc: BaseException, reference: str) -> str:
+def failure_message(exc: BaseException, reference: str, noun: str = "analysis") -> str:
+    """What the page says of work that failed, naming the work (an analysis, its advice, a
+    ranking) so an advice that failed is not reported as a failed analysis."""
     if isinstance(exc, SoftTimeLimitExceeded):
         return (
-            "The analysis took longer than the worker's time limit and was stopped. "
+            f"The {noun} took longer than the worker's time limit and was stopped. "
             "Try again; if it keeps happening the snapshot may be too large for one worker."
         )
     # The exception's own text names code and data: the log keeps it under the reference.
     return (
-        f"The analysis stopped unexpectedly (reference {reference}). This is a bug in "
+        f"The {noun} stopped unexpectedly (reference {reference}). This is a bug in "
         "preemptlab, not in your pod; run it again, or give the reference to whoever runs "
         "preemptlab."
     )
@@ -83,7 +85,7 @@ class RecordsFailureTask(Task[Any, Any]):
                 reference,
                 exc_info=(type(exc), exc, exc.__traceback__),
             )
-            self.record_failure(pk, failure_message(exc, reference))
+            self.record_failure(pk, failure_message(exc, reference, self.noun))
         except DATABASE_FAULTS:
             log.warning("could not record the failure of %s %s", self.noun, pk)
 

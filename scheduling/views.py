@@ -25,6 +25,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.middleware import HtmxDetails
 
+from advice.apply import advice_manifest
 from clusters.demo import demo_cat3_pod
 from clusters.models import Pod as PodRow
 from clusters.models import Snapshot
@@ -41,7 +42,6 @@ from scheduling.constants import (
     STALE_QUEUED_SECONDS,
     VICTIM_GROUPS_PER_PAGE,
     WORKLOAD_ROWS_PER_PAGE,
-    AnalysisKind,
     AnalysisSource,
     AnalysisStatus,
     Outcome,
@@ -208,6 +208,9 @@ def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
             # Its own configuration comes along; one it took from the snapshot applies anyway.
             initial["scheduler_preset"] = earlier.scheduler_preset
             initial["scheduler_config"] = choice_as_text(earlier.scheduler)
+        if request.GET.get("advice"):
+            # "Apply" on an item of its advice: what was submitted, with that change made.
+            initial["manifest"] = advice_manifest(analysis=earlier, item=request.GET["advice"])
         mode = "manifest"
     if request.method == "POST":
         # The tab not submitted shows what it holds again, without being checked.
@@ -301,15 +304,20 @@ def snapshot_room(request: HttpRequest, snapshot_id: int) -> HttpResponse:
             form.add_error(None, e.message)
         else:
             return HttpResponseRedirect(analysis.get_absolute_url())
+    classes = list(
+        snapshot.priority_classes.filter(builtin=False)
+        .exclude(name__startswith="system-")
+        .order_by("-value", "name")
+    )
     return TemplateResponse(
         request,
         "scheduling/room.html",
         {
             "snapshot": snapshot,
             "form": form,
-            "classes": snapshot.priority_classes.filter(builtin=False)
-            .exclude(name__startswith="system-")
-            .order_by("-value", "name"),
+            "classes": classes,
+            # Pods naming no class are a tier of their own unless a class is the default.
+            "default_class": next((c for c in classes if c.global_default), None),
         },
         status=400 if request.method == "POST" else 200,
     )
@@ -511,7 +519,11 @@ def capacity_context(
     """What the "how many fit?" page shows: the sentence, the cost curve and the replicas
     page by page; or, for every class at once, the table."""
     if isinstance(room, RoomByClass):
-        return {"room_table": room, "sentence": capacity_presenters.room_sentence(room)}
+        return {
+            "room_table": room,
+            "sentence": capacity_presenters.room_sentence(room),
+            "room_unplaced": capacity_presenters.room_unplaced(room),
+        }
     return {
         "capacity": room,
         "sentence": capacity_presenters.capacity_sentence(room),
@@ -664,15 +676,9 @@ def analysis_detail(request: HtmxHttpRequest, analysis_id: int) -> HttpResponse:
                 for s in snapshot_list(user=request.user).filter(status="ready")[:50]
                 if s.pk != a.snapshot_id
             ],
-            # A capacity answer is not one the comparison reads: neither offered nor offering.
+            # Answers of its kind (planning.selectors.compare_choices says which).
             "compare_choices": (
-                [
-                    c
-                    for c in planning_selectors.compare_choices(user=request.user, around=a)
-                    if c.kind != AnalysisKind.CAPACITY
-                ]
-                if a.is_done and a.kind != AnalysisKind.CAPACITY
-                else []
+                planning_selectors.compare_choices(user=request.user, around=a) if a.is_done else []
             ),
         },
     )

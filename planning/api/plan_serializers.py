@@ -123,6 +123,10 @@ class SummarySerializer(serializers.Serializer[Any]):
     error = serializers.IntegerField()
     warning = serializers.IntegerField()
     info = serializers.IntegerField()
+    operator_owned = serializers.IntegerField(
+        help_text="Of the info findings, those about objects the platform's operators own "
+        "(`operator_owned` set): counted as notes, never as the user's warnings."
+    )
 
 
 class FindingSerializer(serializers.Serializer[Any]):
@@ -131,7 +135,18 @@ class FindingSerializer(serializers.Serializer[Any]):
     message = serializers.CharField()
     objects = serializers.ListField(child=serializers.CharField())
     why = serializers.CharField(help_text="Why it matters, citing the rule's source.")
-    fix = serializers.CharField(allow_blank=True, help_text="A YAML snippet that fixes it.")
+    fix = serializers.CharField(
+        allow_blank=True,
+        help_text="A YAML snippet that fixes it; empty when `operator_owned` is set.",
+    )
+    operator_owned = serializers.CharField(
+        allow_null=True,
+        help_text="Set when the object the fix would edit is owned by the platform's "
+        "operators (an OpenShift platform namespace, openshift-*; an owner that is a custom "
+        "resource; an operator's or the addon manager's labels): the sentence saying what "
+        "marks it and that an edit there is reverted. Such a finding is an info (a note), "
+        "with no fix, listed after the user's own findings. null: the user's to change.",
+    )
 
 
 class ProbeSizeSerializer(serializers.Serializer[Any]):

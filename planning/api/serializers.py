@@ -11,6 +11,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from scheduling.api.serializers import SizeSerializer
 from scheduling.constants import ANALYSIS_OUTCOMES, AnalysisKind
 
 # The largest id the database's bigint keys hold: a larger one is a 400, not a 404.
@@ -49,6 +50,12 @@ class AnswerSerializer(serializers.Serializer[Any]):
     )
     nodes = serializers.ListField(
         child=serializers.CharField(), help_text="Every node the pods asked about run on."
+    )
+    tied_nodes = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="A pod whose node is one of several tied (the top score, or every "
+        "preemption criterion): all of them, sorted; kube-scheduler picks one at random "
+        "and `node` is the first by name. Empty when the node was the only choice.",
     )
     victims = serializers.ListField(child=serializers.CharField(), help_text="Sorted.")
     pdb_violations = serializers.IntegerField(
@@ -111,6 +118,64 @@ class ComparisonSerializer(serializers.Serializer[Any]):
     )
     owners = OwnerRowSerializer(
         many=True, help_text="Replicas per owner: the workloads' own and the victims' owners."
+    )
+
+
+class RoomSerializer(serializers.Serializer[Any]):
+    """One class's room for the size in one capacity answer."""
+
+    priority_class = serializers.CharField(
+        help_text="The PriorityClass; a pod without one: “priority N”."
+    )
+    priority = serializers.IntegerField()
+    fit_now = serializers.IntegerField(help_text="Replicas that fit as the cluster stands.")
+    fit_by_preempting = serializers.IntegerField(help_text="Replicas placed by preempting.")
+    placed = serializers.IntegerField(help_text="fit_now + fit_by_preempting.")
+    unplaced = serializers.IntegerField(help_text="Of the limit, the replicas left pending.")
+    victims = serializers.IntegerField(help_text="Pods the run deleted.")
+    pdbs_exceeded = serializers.IntegerField(help_text="PDBs taken past their disruptionsAllowed.")
+
+
+class CapacityAnswerSerializer(serializers.Serializer[Any]):
+    """One capacity analysis' answer: a row per class (an answer for one pod: one row)."""
+
+    analysis = serializers.IntegerField(help_text="The analysis' id.")
+    snapshot = SnapshotRefSerializer()
+    kind = serializers.CharField(help_text="“capacity”.")
+    form = serializers.ChoiceField(
+        choices=["replicas", "by-class"],
+        help_text="replicas: how many replicas of one pod fit; by-class: the room per tier "
+        "(one size in every user PriorityClass).",
+    )
+    pod = serializers.CharField(help_text="namespace/name of the pod; by-class: empty.")
+    size = SizeSerializer()
+    limit = serializers.IntegerField(help_text="Replicas asked for, at most.")
+    classes = RoomSerializer(many=True, help_text="Highest priority first.")
+
+
+class RoomRowSerializer(serializers.Serializer[Any]):
+    priority_class = serializers.CharField()
+    a = RoomSerializer(allow_null=True, help_text="null: the class is not in A.")
+    b = RoomSerializer(allow_null=True, help_text="null: the class is not in B.")
+    replicas_change = serializers.IntegerField(help_text="B's placed minus A's (0 when absent).")
+    victims_change = serializers.IntegerField(help_text="B's victims minus A's.")
+
+
+class CapacityComparisonSerializer(serializers.Serializer[Any]):
+    kind = serializers.CharField(
+        help_text="“capacity”: two capacity answers (a pod's or a workload's comparison has "
+        "no kind of its own)."
+    )
+    sentence = serializers.CharField(
+        help_text="The difference in one sentence: replicas that fit, then their cost."
+    )
+    same = serializers.BooleanField(help_text="Same size and the same counts in every class.")
+    a = CapacityAnswerSerializer()
+    b = CapacityAnswerSerializer()
+    classes = RoomRowSerializer(
+        many=True,
+        help_text="Each class in either answer, highest priority first; with an answer "
+        "for one pod's replicas, that pod's class alone.",
     )
 
 

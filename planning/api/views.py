@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -12,10 +12,12 @@ from clusters.selectors import snapshot_get
 from planning import selectors
 from planning.api.plan_serializers import PlanQuerySerializer, PlanSerializer
 from planning.api.serializers import (
+    CapacityComparisonSerializer,
     CompareQuerySerializer,
     ComparisonSerializer,
     NotAnsweredSerializer,
 )
+from planning.compare_capacity import CapacityComparison
 from planning.first_in_line import first_in_line_request, ranking_line
 from planning.models import FirstInLineRanking
 from planning.plan import UnknownClasses, with_first_in_line
@@ -27,20 +29,34 @@ class AnalysisCompare(APIView):
     @extend_schema(
         summary="Two analyses side by side, the difference first",
         description=(
-            "Analysis A against analysis B, each a pod or a workload, on any of the user's "
-            "snapshots: `sentence` says the difference in one sentence (“B preempts 2 more "
-            "pods than A: …, on node-4 instead of node-2”, “Both fit on node-3: same "
-            "answer”); then each side's outcome, nodes, victims, broken PDBs and "
-            "snapshot, the victims added and removed from A to B, and the replicas running "
-            "per owner. An analysis that is not the caller's answers 404 (whichever it "
-            "is); one that is queued, running or failed answers 409 under its parameter."
+            "Analysis A against analysis B, on any of the user's snapshots, two answers of "
+            "the same kind. Pods and workloads (each with the other): `sentence` says the "
+            "difference in one sentence (“B preempts 2 more pods than A: …, on node-4 "
+            "instead of node-2”, “Both fit on node-3: same answer”); then each side's "
+            "outcome, nodes (`tied_nodes`: the whole set when its node is one of several "
+            "kube-scheduler picks from at random; two answers whose tie sets share a node "
+            "are not said to move), victims, broken PDBs and snapshot, the victims added "
+            "and removed from A to B, and the replicas running per owner. Two capacity "
+            "answers (`kind`: capacity; replicas of one pod or the room per tier): the "
+            "sentence leads with the replicas that fit and their cost in victims (“B fits 4 "
+            "more replicas of 2 CPU / 4Gi than A (12 → 16); 3 more victims (5 → 8)”), then "
+            "`classes`, each class with A's and B's room (null: not in that answer). An "
+            "analysis that is not the caller's answers 404 (whichever it is); one that is "
+            "queued, running or failed answers 409 under its parameter, and so does a "
+            "capacity answer against a pod's or a workload's (under the capacity one)."
         ),
         parameters=[CompareQuerySerializer],
         responses={
-            200: ComparisonSerializer,
+            200: PolymorphicProxySerializer(
+                component_name="AnyComparison",
+                serializers=[ComparisonSerializer, CapacityComparisonSerializer],
+                resource_type_field_name=None,
+            ),
             400: OpenApiResponse(description="`a` or `b` missing or not a positive integer."),
             409: OpenApiResponse(
-                NotAnsweredSerializer, description="An analysis has no answer yet (or failed)."
+                NotAnsweredSerializer,
+                description="An analysis has no answer yet (or failed), or the two are not "
+                "of the same kind (a capacity answer and a pod's or a workload's).",
             ),
         },
     )
@@ -51,8 +67,10 @@ class AnalysisCompare(APIView):
             comparison = selectors.comparison_get(
                 user=request.user, a=query.validated_data["a"], b=query.validated_data["b"]
             )
-        except selectors.NotAnswered as e:
+        except selectors.NotCompared as e:
             return Response({e.field: [e.message]}, status=status.HTTP_409_CONFLICT)
+        if isinstance(comparison, CapacityComparison):
+            return Response(CapacityComparisonSerializer(comparison.to_dict()).data)
         return Response(ComparisonSerializer(comparison.to_dict()).data)
 
 

@@ -454,9 +454,16 @@ _CAPACITY_RESULT = {
     "(cumulative over the replicas placed so far)}] in binding order, victims [{pod, "
     "priority, priority_class, app, node, cycle, preemptor, pdbs}] (all the run deleted, "
     "a victim of a replica never placed included), victim_classes, victims_total, "
-    "victims_by_class, apps_hit, pdbs_exceeded, pdb_budgets. With `size`: {size, limit, "
-    "classes: [{priority_class, value, preemption_policy, fit_now, fit_by_preempting, "
-    "unplaced, victims_total, victims_by_class, apps_hit, pdbs_exceeded}]}, highest first.",
+    "victims_by_class, apps_hit, pdbs_exceeded, pdb_budgets, unplaced_reasons [{message "
+    "(the FailedScheduling event of the last attempt), replicas (how many of the unplaced "
+    'ended on it), nodes, reasons [{reason, nodes}] (its histogram: "0/4 nodes are '
+    'available: 1 Insufficient cpu, 3 Too many pods"), filters (that part of the message), '
+    "preemption (DefaultPreemption's part, null without preemption)}], most replicas first. "
+    "With `size`: {size, limit, classes: [{priority_class (null: pods naming no class, a row "
+    "there when no class is the globalDefault), value, preemption_policy, fit_now, "
+    "fit_by_preempting, unplaced, victims_total, victims_by_class, apps_hit, pdbs_exceeded, "
+    "unplaced_why (the FailedScheduling message most replicas left ended on)}]}, highest "
+    "first.",
     "properties": {
         k: {}
         for k in [
@@ -465,6 +472,7 @@ _CAPACITY_RESULT = {
             "fit_now",
             "fit_by_preempting",
             "unplaced",
+            "unplaced_reasons",
             "stop_reason",
             "curve",
             "victims",

@@ -260,6 +260,9 @@ class AnalysisDetail(generics.RetrieveDestroyAPIView[Analysis]):
 
 class AnalysisRejectedNodes(generics.GenericAPIView[Analysis]):
     serializer_class = RejectedNodeSerializer
+    # The nodes come from the analysis' result, not a queryset: none, so the schema's
+    # generator need not guess the model.
+    queryset = Analysis.objects.none()
 
     @extend_schema(
         summary="The nodes of a finished analysis that failed the filters, paginated",

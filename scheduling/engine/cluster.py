@@ -7,9 +7,10 @@ analysis works on ``NodeInfo.clone()`` copies where it needs to add or remove po
 
 from __future__ import annotations
 
+import copy
 import gc
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .collector import collector_paused
@@ -156,6 +157,9 @@ class Cluster:
     # The what-if's own PriorityClasses on a view of a snapshot (hypothetical.py); a
     # class attribute, so a cluster stored before it existed reads as having none.
     hypothetical_classes: tuple[HypotheticalClass, ...] = ()
+    # bound_pods_by_namespace(), made when first asked (a class attribute: a cluster
+    # stored before it existed reads as not having made it).
+    _bound_by_namespace: dict[str, list[tuple[int, Pod]]] | None = None
 
     def __init__(
         self,
@@ -228,8 +232,47 @@ class Cluster:
             got = self._match_pdbs(pod)
         return got
 
-    def index_pdbs(self) -> None:
-        """Match every bound pod to its budgets once (not once per node and analysis)."""
+    def with_pdbs(self, extra: Sequence[PDB]) -> Cluster:
+        """A view of this cluster with more budgets (advice's protect); this cluster, cached
+        and shared between analyses, is not changed. Only the pods the new budgets select
+        are matched again, and only their nodes' infos are copied: a node's cached
+        preemption order holds its pods' budgets."""
+        if self._pdb_index is None:
+            self.index_pdbs()
+        assert self._pdb_index is not None
+        view = copy.copy(self)
+        first = len(self.pdbs)
+        view.pdbs = [*self.pdbs, *extra]
+        view._index_selectors()
+        index = dict(self._pdb_index)
+        infos = list(self.node_infos)
+        changed: set[int] = set()
+        by_namespace = self.bound_pods_by_namespace()
+        for i in range(first, len(view.pdbs)):
+            pdb = view.pdbs[i]
+            for n, pod in by_namespace.get(pdb.namespace, ()):
+                if pdb.matches(pod):
+                    index[pod.uid] = (*index.get(pod.uid, ()), i)
+                    changed.add(n)
+        for n in changed:
+            infos[n] = infos[n].clone()
+            infos[n].preemption_order = None
+        view._pdb_index = index
+        view.node_infos = infos
+        view.node_info_by_name = {ni.name: ni for ni in infos}
+        return view
+
+    def bound_pods_by_namespace(self) -> dict[str, list[tuple[int, Pod]]]:
+        """Each namespace's bound pods with the index of their node's info; made once."""
+        if self._bound_by_namespace is None:
+            found: dict[str, list[tuple[int, Pod]]] = defaultdict(list)
+            for n, ni in enumerate(self.node_infos):
+                for pod in ni.pods:
+                    found[pod.namespace].append((n, pod))
+            self._bound_by_namespace = dict(found)
+        return self._bound_by_namespace
+
+    def _index_selectors(self) -> None:
         # Budgets are indexed by one of their matchLabels pairs so each pod only checks the
         # budgets that could match it; budgets with expressions only are scanned per namespace.
         by_label: dict[tuple[str, str, str], list[int]] = defaultdict(list)
@@ -248,6 +291,10 @@ class Cluster:
                 by_label[(pdb.namespace, anchor[0], anchor[1])].append(i)
         self._pdb_by_label = dict(by_label)
         self._pdb_scan = dict(scan)
+
+    def index_pdbs(self) -> None:
+        """Match every bound pod to its budgets once (not once per node and analysis)."""
+        self._index_selectors()
         index: dict[str, tuple[int, ...]] = {}
         # The pods of one workload share one labels dict (see objects._shared_str_map),
         # which nothing changes while they live: matched once per namespace.

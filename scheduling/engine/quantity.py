@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from fractions import Fraction
 from functools import lru_cache
 
@@ -193,3 +194,15 @@ def format_quantity(amount: int | None, resource: str) -> str:
                 return f"{q:.0f}{suffix}" if q == int(q) else f"{q:.1f}{suffix}"
         return str(n)
     return f"{n:,}"
+
+
+def size_words(requests: Mapping[str, int] | None, joiner: str = ", ") -> str:
+    """A pod's size from the scheduler's requests (millicores, bytes): "2 CPU, 4Gi" in a
+    page's prose, "2 CPU / 4Gi" (``joiner=" / "``) where a sentence already has commas."""
+    requests = dict(requests or {})
+    parts = []
+    if "cpu" in requests:
+        parts.append(f"{format_quantity(requests['cpu'], 'cpu')} CPU")
+    if "memory" in requests:
+        parts.append(format_quantity(requests["memory"], "memory"))
+    return joiner.join(parts) or "no requests"

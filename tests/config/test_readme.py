@@ -66,6 +66,9 @@ def test_the_api_example_works_when_pasted(served: tuple[Path, Path]) -> None:
     run = _bash(readme_block("api"), cwd=ROOT, env=env)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "preempts node-5 ['default/purple-" in run.stdout, run.stdout + run.stderr
+    # The advice, as the worker proved it: a smaller request first, then a node.
+    assert '\nsmaller-request {"object": 0, "patch": [{"op": "replace", "path": ' in run.stdout
+    assert 'add-nodes {"add_nodes": 1, "like": "node-1"} -> fits' in run.stdout, run.stdout
     # Pasted a second time (the user exists now) it still answers.
     again = _bash(readme_block("api"), cwd=ROOT, env=env)
     assert "preempts node-5" in again.stdout, again.stdout + again.stderr

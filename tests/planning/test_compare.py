@@ -3,6 +3,8 @@ was worked out by hand from the two answers it compares."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from planning.compare import OwnerCount, broken_budgets, compare, pod_answer, workload_answer
 from tests.planning.builders import pod_result, victim, workload_run
 
@@ -220,3 +222,50 @@ def test_to_dict_is_plain_json() -> None:
         "b": {"running": None, "change": -1},
     }
     assert d["sentence"] == "A fits on node-3; B preempts 2 pods on node-4."
+
+
+def tied(outcome: str, nodes: list[str], victims: list[str] | None = None) -> dict[str, Any]:
+    """A pod's result whose node is the first by name of ``nodes``, all tied."""
+    return pod_result(outcome, nodes[0], victims) | {"tied_nodes": nodes}
+
+
+def test_a_tie_is_said_whole() -> None:
+    a = pod_answer(pod_result("unschedulable"))
+    b = pod_answer(tied("fits", ["node-1", "node-2"]))
+    assert b.tied == ("node-1", "node-2")
+    assert compare(a, b).sentence == (
+        "A is unschedulable; B fits on node-1 or node-2 (tied; kube-scheduler picks one at random)."
+    )
+    assert compare(b, b).sentence == (
+        "Both fit on node-1 or node-2 (tied; kube-scheduler picks one at random): same answer."
+    )
+    # A node chosen without a tie (its tied_nodes the node alone) has no tie set.
+    assert pod_answer(pod_result("fits", "node-1") | {"tied_nodes": ["node-1"]}).tied == ()
+
+
+def test_overlapping_ties_are_not_a_move() -> None:
+    # The real scheduler may put A on node-2, as B is.
+    a = pod_answer(tied("fits", ["node-1", "node-2"]))
+    b = pod_answer(pod_result("fits", "node-2"))
+    c = compare(a, b)
+    assert not c.same
+    assert c.sentence == (
+        "Both fit, A on node-1 or node-2 (tied; kube-scheduler picks one at random) and B on "
+        "node-2: both may land on node-2."
+    )
+    assert "instead of" not in compare(b, a).sentence
+    # Preempting on two tied nodes: more victims, no "on node-2 instead of node-1".
+    a = pod_answer(tied("preempts", ["node-1", "node-2"], ["default/a-1"]))
+    b = pod_answer(tied("preempts", ["node-2", "node-3"], ["default/b-1", "default/b-2"]))
+    assert compare(a, b).sentence == (
+        "B preempts 1 more pod than A: default/b-1 and default/b-2 instead of default/a-1."
+    )
+
+
+def test_ties_that_share_no_node_are_a_move() -> None:
+    a = pod_answer(tied("preempts", ["node-1", "node-2"], ["default/a-1"]))
+    b = pod_answer(pod_result("preempts", "node-3", ["default/a-1", "default/b-1"]))
+    assert compare(a, b).sentence == (
+        "B preempts 1 more pod than A: default/b-1, on node-3 instead of node-1 or node-2 "
+        "(tied; kube-scheduler picks one at random)."
+    )

@@ -10,12 +10,15 @@ import yaml
 from rest_framework.test import APIClient
 
 from clusters.services import snapshot_load_demo
-from planning.api.serializers import ComparisonSerializer
+from planning.api.serializers import CapacityComparisonSerializer, ComparisonSerializer
 from planning.selectors import comparison_get
 from scheduling import services
 from scheduling.constants import AnalysisStatus
+from scheduling.engine.capacity import Size
 from scheduling.models import Analysis
-from tests.planning.conftest import demo_pod, deployment, run_workload
+from tests.engine.builders import as_list, make_node, make_pod, make_priority_class
+from tests.planning.conftest import demo_pod, deployment, run_pod, run_workload
+from tests.scheduling.conftest import make_snapshot
 
 pytestmark = pytest.mark.django_db
 URL = "/api/analyses/compare/"
@@ -50,6 +53,7 @@ def test_it_answers_the_difference_first_then_both_sides(api: APIClient, pair: A
         "outcome": "preempts",
         "node": "node-5",
         "nodes": ["node-5"],
+        "tied_nodes": [],
         "victims": ["default/purple-6ldlh-r7w65"],
         "pdb_violations": 0,
         "pdbs": [],
@@ -168,16 +172,149 @@ def test_the_schema_documents_it(api: APIClient) -> None:
     assert answer["outcome"]["allOf"] == [{"$ref": "#/components/schemas/OutcomeEnum"}]
 
 
-def test_a_capacity_answer_is_not_compared_and_says_why(
+def run_capacity(snapshot: Any, **question: Any) -> Analysis:
+    """A capacity what-if queued and run as the worker runs it."""
+    queued = services.analysis_create_capacity(snapshot=snapshot, **question)
+    done = services.analysis_run(analysis_id=queued.pk)
+    assert done.is_done, done.error
+    return done
+
+
+def test_a_capacity_answer_against_a_pods_keeps_its_conflict_and_says_why(
     api: APIClient, pair: Any, demo_snapshot: Any, no_broker: Any
 ) -> None:
     a, _ = pair
-    counted = services.analysis_run(
-        analysis_id=services.analysis_create_capacity(
-            snapshot=demo_snapshot, pod=demo_pod("c", "cat-3"), limit=3
-        ).pk
-    )
-    assert counted.is_done
+    counted = run_capacity(demo_snapshot, pod=demo_pod("c", "cat-3"), limit=3)
     r = api.get(URL, {"a": a.pk, "b": counted.pk})
     assert r.status_code == 409
-    assert "counts how many replicas fit" in r.json()["b"][0]
+    assert r.json() == {
+        "b": [
+            "A is a pod's and B a capacity answer: compare two answers of the same kind "
+            "(two capacity answers, or pods' and workloads')."
+        ]
+    }
+    workload = run_workload(demo_snapshot, [deployment("web", 1)])
+    r = api.get(URL, {"a": counted.pk, "b": workload.pk})
+    assert r.status_code == 409
+    assert r.json()["a"][0].startswith("A is a capacity answer and B a workload's: compare")
+
+
+def test_replicas_of_a_size_before_and_after(
+    api: APIClient, demo_snapshot: Any, no_broker: Any
+) -> None:
+    # The demo's cat-3 pod of 1 CPU and 2Gi: no room as the cluster stands, 14 replicas by
+    # preempting 14 cat-1 and cat-2 pods (tests/scheduling/test_capacity.py); 3 asked for
+    # stop at 3, each taking one pod.
+    few = run_capacity(demo_snapshot, pod=demo_pod("c", "cat-3"), limit=3)
+    many = run_capacity(demo_snapshot, pod=demo_pod("c", "cat-3"), limit=20)
+    r = api.get(URL, {"a": few.pk, "b": many.pk})
+    assert r.status_code == 200, r.content
+    body = r.json()
+    # The budgets the demo's PDBs allow, as the engine counted them past their allowance.
+    budgets = [len(x.room.pdbs_exceeded) for x in (few, many)]  # type: ignore[union-attr]
+    assert budgets[0] < budgets[1]
+    assert body["sentence"] == (
+        "B fits 11 more replicas of 1 CPU / 2Gi than A (3 → 14); 11 more victims (3 → 14), "
+        f"PDBs exceeded {budgets[0]} → {budgets[1]} (A placed all 3 asked for: there may be "
+        "more room)."
+    )
+    assert body["kind"] == "capacity" and body["same"] is False
+    assert body["a"]["form"] == "replicas" and body["a"]["pod"] == "default/c"
+    assert body["a"]["size"] == {"cpu": "1", "memory": "2Gi"}
+    assert (body["a"]["limit"], body["b"]["limit"]) == (3, 20)
+    (cat3,) = body["classes"]
+    assert cat3["priority_class"] == "cat-3"
+    b = {k: v for k, v in cat3["b"].items() if k != "pdbs_exceeded"}
+    assert b == {
+        "priority_class": "cat-3",
+        "priority": 30000,
+        "fit_now": 0,
+        "fit_by_preempting": 14,
+        "placed": 14,
+        "unplaced": 6,
+        "victims": 14,
+    }
+    assert (cat3["replicas_change"], cat3["victims_change"]) == (11, 11)
+    assert CapacityComparisonSerializer(body).data == body
+
+
+def test_the_room_per_tier_before_and_after_a_new_class(
+    api: APIClient, demo_snapshot: Any, no_broker: Any
+) -> None:
+    size = Size("1", "2Gi")
+    before = run_capacity(demo_snapshot, size=size, limit=20)
+    cat4 = make_priority_class("cat-4", 40000)
+    after = run_capacity(demo_snapshot, size=size, limit=20, priority_classes=[cat4])
+    r = api.get(URL, {"a": before.pk, "b": after.pk})
+    assert r.status_code == 200, r.content
+    body = r.json()
+    classes = ["cluster-service", "cat-4", "cat-3", "cat-2", "cat-1"]
+    assert [c["priority_class"] for c in body["classes"]] == classes
+    new = body["classes"][1]
+    assert new["a"] is None
+    # cat-4 outranks every app pod as cat-3 does: the same room as cat-3's, from the
+    # engine's own table of after.
+    room = after.room
+    assert room is not None
+    row = {r.priority_class: r for r in room.rows}["cat-4"]
+    assert (new["b"]["placed"], new["b"]["victims"]) == (14, row.victims_total)
+    # The other tiers' room is the same: the new class only adds a row.
+    assert [c["replicas_change"] for c in body["classes"]] == [0, 14, 0, 0, 0]
+    assert body["sentence"] == (
+        f"B adds cat-4: 14 replicas of 1 CPU / 2Gi fit, preempting {row.victims_total} pods; "
+        "the other 4 classes are unchanged."
+    )
+    assert body["a"]["form"] == body["b"]["form"] == "by-class"
+    assert CapacityComparisonSerializer(body).data == body
+    # A pod's replicas against the table: its class alone.
+    pod = run_capacity(demo_snapshot, pod=demo_pod("c", "cat-3"), limit=20)
+    body = api.get(URL, {"a": pod.pk, "b": after.pk}).json()
+    assert [c["priority_class"] for c in body["classes"]] == ["cat-3"]
+
+
+def test_a_tie_is_kept_and_is_not_a_move(api: APIClient, owner: Any, no_broker: Any) -> None:
+    # Two empty nodes alike: a pod of 1 CPU scores the same on both (kube-scheduler picks
+    # one at random); one that selects node-b goes there alone.
+    snapshot = make_snapshot(
+        owner,
+        as_list(
+            make_node("node-a").capacity(cpu="4", memory="8Gi").label("zone", "a").obj(),
+            make_node("node-b").capacity(cpu="4", memory="8Gi").label("zone", "b").obj(),
+        ),
+    )
+    free = run_pod(snapshot, make_pod("free").req(cpu="1").obj())
+    assert free.result is not None and free.result["tied_nodes"] == ["node-a", "node-b"]
+    pinned = run_pod(snapshot, make_pod("pinned").req(cpu="1").node_selector(zone="b").obj())
+    body = api.get(URL, {"a": pinned.pk, "b": free.pk}).json()
+    assert body["sentence"] == (
+        "Both fit, A on node-b and B on node-a or node-b (tied; kube-scheduler picks one at "
+        "random): both may land on node-b."
+    )
+    assert body["b"]["node"] == "node-a" and body["b"]["nodes"] == ["node-a"]
+    assert body["b"]["tied_nodes"] == ["node-a", "node-b"]
+    assert body["a"]["tied_nodes"] == []
+    again = run_pod(snapshot, make_pod("again").req(cpu="1").obj())
+    body = api.get(URL, {"a": again.pk, "b": free.pk}).json()
+    assert body["same"] is True
+    assert body["sentence"] == (
+        "Both fit on node-a or node-b (tied; kube-scheduler picks one at random): same answer."
+    )
+
+
+def test_the_schema_documents_the_capacity_shape(api: APIClient) -> None:
+    r = api.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi")
+    schema = yaml.safe_load(r.content)
+    ok = schema["paths"]["/api/analyses/compare/"]["get"]["responses"]["200"]
+    one_of = ok["content"]["application/json"]["schema"]
+    parts = schema["components"]["schemas"][one_of["$ref"].rsplit("/", 1)[1]]["oneOf"]
+    assert {p["$ref"].rsplit("/", 1)[1] for p in parts} == {
+        "Comparison",
+        "CapacityComparison",
+    }
+    components = schema["components"]["schemas"]
+    assert {"kind", "sentence", "same", "a", "b", "classes"} <= set(
+        components["CapacityComparison"]["properties"]
+    )
+    assert {"form", "size", "limit", "classes"} <= set(components["CapacityAnswer"]["properties"])
+    assert {"fit_now", "placed", "victims"} <= set(components["Room"]["properties"])
+    assert "tied_nodes" in components["Answer"]["properties"]

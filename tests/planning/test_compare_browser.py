@@ -9,14 +9,18 @@ from typing import Any
 
 import pytest
 
+from scheduling import services
+from scheduling.engine.capacity import Size
 from tests.conftest import browser_login
 from tests.engine.builders import as_list, make_node, make_pod, make_priority_class
 from tests.planning.conftest import demo_pod, run_pod, urgent
 from tests.scheduling.conftest import make_snapshot
+from tests.test_real_clusters_browser import _real as real_snapshot
 
 pytestmark = pytest.mark.browser
 
 VIEWPORT = {"width": 1366, "height": 900}
+
 SCREENSHOTS = os.environ.get("PREEMPTLAB_SCREENSHOTS", "")
 
 
@@ -58,6 +62,13 @@ def test_two_classes_of_the_demo_pod_compared_from_its_page(
     assert page.locator("#sentence").inner_text() == (
         "B preempts 1 fewer pod than A: it spares default/blue-tcsrb-xlqml."
     )
+
+
+def run_capacity(snapshot: Any, **question: Any) -> Any:
+    queued = services.analysis_create_capacity(snapshot=snapshot, **question)
+    done = services.analysis_run(analysis_id=queued.pk)
+    assert done.is_done, done.error
+    return done
 
 
 def test_forty_character_node_names_wrap_inside_the_window(
@@ -102,3 +113,53 @@ def test_forty_character_node_names_wrap_inside_the_window(
     # Each answer's node is shown whole (wrapped, not cut), the row marked as differing.
     assert page.locator("#row-nodes td").all_inner_texts() == nodes
     assert page.locator("#row-nodes").get_attribute("class") == "differs"
+
+
+def test_the_room_per_tier_before_and_after_a_new_class_on_a_real_cluster(
+    live_server: Any, page: Any, owner: Any, no_broker: Any
+) -> None:
+    # ocp-aws (6 nodes, 239 pods) with its workers' pods at priority 100 and a class
+    # "medium" (1,000) beside openshift-user-critical, as the real-cluster pages have it:
+    # its room for 1 CPU / 2Gi, then with a class cat-3 (2,000) added.
+    snapshot = real_snapshot(owner, "ocp-aws")
+    size = Size("1", "2Gi")
+    before = run_capacity(snapshot, size=size, limit=40)
+    after = run_capacity(
+        snapshot, size=size, limit=40, priority_classes=[make_priority_class("cat-3", 2000)]
+    )
+    assert after.room is not None and before.room is not None
+    rows = {r.priority_class: r for r in after.room.rows}
+    # No class is the globalDefault: pods naming none (priority 0) are a row of their own.
+    assert list(rows) == ["openshift-user-critical", "cat-3", "medium", None]
+    assert before.room.rows == (rows["openshift-user-critical"], rows["medium"], rows[None])
+    new = rows["cat-3"]
+    # The engine's own table: 7 fit in the free room, 2 more by preempting 6 pods.
+    assert (new.fit_now, new.fit_by_preempting, new.victims_total) == (7, 2, 6)
+    page.set_viewport_size(VIEWPORT)
+    browser_login(page, live_server, "owner")
+    page.goto(f"{live_server.url}{before.get_absolute_url()}")
+    page.select_option("#compare-b", str(after.pk))
+    page.click("#compare-with button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/analyses/compare/?a={before.pk}&b={after.pk}")
+    _fits_the_window(page, "compare-capacity-ocp-aws")
+    assert page.locator("#sentence").inner_text() == (
+        "B adds cat-3: 9 replicas of 1 CPU / 2Gi fit, preempting 6 pods; "
+        "the other 3 classes are unchanged."
+    )
+    # The sentence is the first thing the answer says: above the tables.
+    top = page.locator("#sentence").bounding_box()["y"]
+    assert top < page.locator("#side-by-side").bounding_box()["y"]
+    assert page.locator("#room tbody tr").count() == 4
+    assert page.locator("#room-2").get_attribute("class") == "differs"
+    assert page.locator("#room-2 td").all_inner_texts() == [
+        "cat-3",
+        "not asked",
+        "9 (7 now + 2)",
+        "+9",
+        "not asked",
+        "6",
+        "+6",
+        "not asked",
+        str(new.pdbs_exceeded),
+    ]
+    assert page.locator("#room-1").get_attribute("class") is None

@@ -144,3 +144,62 @@ def test_a_shared_page_offers_no_comparison(client: Any, pair: Any) -> None:
     html = client.get(link.get_absolute_url()).content.decode()
     assert "default/orange-0" in html
     assert 'id="compare-with"' not in html and "/analyses/compare/" not in html
+
+
+def run_capacity(snapshot: Any, **question: Any) -> Any:
+    queued = services.analysis_create_capacity(snapshot=snapshot, **question)
+    return services.analysis_run(analysis_id=queued.pk)
+
+
+def test_two_capacity_answers_lead_with_the_replicas(
+    owner_client: Any, demo_snapshot: Any, no_broker: Any
+) -> None:
+    few = run_capacity(demo_snapshot, pod=demo_pod("c", "cat-3"), limit=3)
+    many = run_capacity(demo_snapshot, pod=demo_pod("c", "cat-3"), limit=20)
+    r = _page(owner_client, few, many)
+    assert r.status_code == 200
+    html = r.content.decode()
+    lead = "B fits 11 more replicas of 1 CPU / 2Gi than A (3 → 14); 11 more victims (3 → 14)"
+    assert f'id="sentence">{lead}' in html
+    assert html.index(lead) < html.index('id="side-by-side"') < html.index('id="room"')
+    # One class, its row marked: 3 (0 now + 3) against 14 (0 now + 14), +11.
+    row = html[html.index('id="room-1"') :]
+    row = row[: row.index("</tr>")]
+    assert 'class="differs"' in row and "<code>cat-3</code>" in row
+    cells = re.findall(r'<td class="num">([^<]*)</td>', row)
+    assert cells[:6] == ["3 (0 now + 3)", "14 (0 now + 14)", "+11", "3", "14", "+11"]
+    assert re.search(r'<tr id="row-limit" class="differs">.*?<td>3</td><td>20</td>', html)
+
+
+def test_a_capacity_answer_against_a_pods_is_a_conflict_that_says_so(
+    owner_client: Any, pair: Any, demo_snapshot: Any
+) -> None:
+    a, _ = pair
+    counted = run_capacity(demo_snapshot, pod=demo_pod("c", "cat-3"), limit=3)
+    r = _page(owner_client, counted, a)
+    assert r.status_code == 409
+    assert (
+        "A is a capacity answer and B a pod&#x27;s: compare two answers of the same kind"
+        in r.content.decode()
+    )
+
+
+def test_a_tie_is_shown_whole_in_the_node_row(
+    owner_client: Any, owner: Any, no_broker: Any
+) -> None:
+    # Two empty nodes alike: a pod of 1 CPU ties on both; one selecting node-b goes there.
+    snapshot = make_snapshot(
+        owner,
+        as_list(
+            make_node("node-a").capacity(cpu="4", memory="8Gi").label("zone", "a").obj(),
+            make_node("node-b").capacity(cpu="4", memory="8Gi").label("zone", "b").obj(),
+        ),
+    )
+    free = run_pod(snapshot, make_pod("free").req(cpu="1").obj())
+    pinned = run_pod(snapshot, make_pod("pinned").req(cpu="1").node_selector(zone="b").obj())
+    html = _page(owner_client, pinned, free).content.decode()
+    row = html[html.index('id="row-nodes"') :]
+    row = row[: row.index("</tr>")]
+    cells = re.findall(r'<td class="name">([^<]*)</td>', row)
+    assert cells == ["node-b", "node-a or node-b (tied; kube-scheduler picks one at random)"]
+    assert "instead of" not in html

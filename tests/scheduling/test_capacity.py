@@ -391,18 +391,23 @@ def test_edit_and_run_again_starts_from_what_was_asked(
     )
 
 
-def test_the_comparison_neither_offers_nor_is_offered_a_capacity_answer(
+def test_the_comparison_offers_a_capacity_answer_beside_capacity_answers_only(
     owner_client: Any, demo_snapshot: Any
 ) -> None:
     capacity = _done(demo_snapshot, limit=3)
+    table = _run(
+        services.analysis_create_capacity(snapshot=demo_snapshot, size=Size("1", "2Gi"), limit=3).pk
+    )
     pod = _run(services.analysis_create(snapshot=demo_snapshot, pod=demo_cat3_pod()).pk)
     other = _run(services.analysis_create(snapshot=demo_snapshot, pod=demo_cat3_pod()).pk)
     page = owner_client.get(pod.get_absolute_url()).content.decode()
     picker = page.split('id="compare-with"', 1)[1]
     assert f'value="{other.pk}"' in picker
-    assert f'value="{capacity.pk}"' not in picker
+    assert f'value="{capacity.pk}"' not in picker and f'value="{table.pk}"' not in picker
     page = owner_client.get(capacity.get_absolute_url()).content.decode()
-    assert 'id="compare-with"' not in page
+    picker = page.split('id="compare-with"', 1)[1]
+    assert f'value="{table.pk}"' in picker
+    assert f'value="{pod.pk}"' not in picker and f'value="{other.pk}"' not in picker
 
 
 def test_out_of_time_fails_naming_the_limit_and_a_retry_answers(

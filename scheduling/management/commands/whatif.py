@@ -18,6 +18,7 @@ from scheduling.engine import (
     analyze,
     simulate,
 )
+from scheduling.engine.advice import Advice, PodQuestion, Question, WorkloadQuestion, advise
 from scheduling.engine.capacity import MAX_LIMIT, capacity
 from scheduling.engine.hypothetical import (
     priority_class_object,
@@ -37,6 +38,7 @@ from scheduling.management.inputs import (
 )
 from scheduling.profile_difference import difference_sentence
 from scheduling.reports import gates
+from scheduling.reports.advice import render_advice_markdown, render_advice_text
 from scheduling.reports.escaping import plain
 from scheduling.reports.markdown import render_markdown, render_workload_markdown
 from scheduling.reports.profile import profile_lines
@@ -118,6 +120,14 @@ class Command(BaseCommand):
             "--recreate-victims and --timeline do not apply)",
         )
         add_scheduler_arguments(parser)
+        parser.add_argument(
+            "--advise",
+            action="store_true",
+            help="after the answer, the smallest single changes that avoid its evictions "
+            "(a smaller request, nodes to add, fewer replicas, a class that waits, a "
+            "budget, a softer constraint), each proven by running the engine again; json "
+            'puts them under "advice"',
+        )
         parser.add_argument(
             "--fail-on-preempt", action="store_true", help="fail when the pod would preempt any pod"
         )
@@ -214,10 +224,23 @@ class Command(BaseCommand):
         )
         self._profile(options, scheduler, difference)
         failed = gates.failures_of_run(chosen, run)
+        advice = self._advice(
+            options,
+            cluster,
+            WorkloadQuestion(
+                objects,
+                recreate_victims=options["recreate_victims"],
+                timeline=options["timeline"],
+                max_replicas=limit,
+            ),
+            scheduler,
+        )
         if options["format"] == "json":
             # The workload's outcome, then the contract with the profile as chosen here.
             body = {"outcome": run.outcome.value, **sim.to_dict()}
-            self.stdout.write(json.dumps(self._contract(body, scheduler), indent=2))
+            self.stdout.write(
+                json.dumps(self._with_advice(self._contract(body, scheduler), advice), indent=2)
+            )
         elif options["format"] == "markdown":
             self.stdout.write(
                 render_workload_markdown(run, snapshot=snapshot_name, gate_failures=failed),
@@ -225,6 +248,7 @@ class Command(BaseCommand):
             )
         else:
             self.stdout.write(render_workload_text(run), ending="")
+        self._advice_report(options, advice, failed)
         if failed:
             raise GateFailed(plain("; ".join(failed)), returncode=gates.GATE_FAILED)
 
@@ -247,6 +271,7 @@ class Command(BaseCommand):
                 ("--recreate-victims", options["recreate_victims"]),
                 ("--timeline", options["timeline"]),
                 ("--format markdown (text or json)", options["format"] == "markdown"),
+                ("--advise", options["advise"]),
             )
             if on
         ]
@@ -260,6 +285,34 @@ class Command(BaseCommand):
         else:
             self._profile(options, scheduler, "")
             self.stdout.write(render_capacity_text(answer), ending="")
+
+    @staticmethod
+    def _advice(
+        options: dict[str, Any], cluster: Cluster, question: Question, scheduler: SchedulerChoice
+    ) -> Advice | None:
+        """With --advise, the advice for the question (the cluster already holds the
+        what-if's own classes); None without."""
+        if not options["advise"]:
+            return None
+        return advise(cluster, question, scheduler_config=scheduler.effective)
+
+    @staticmethod
+    def _with_advice(body: dict[str, Any], advice: Advice | None) -> dict[str, Any]:
+        """The JSON answer, with the advice contract's list under "advice"."""
+        if advice is not None:
+            body["advice"] = advice.as_contract()["advice"]
+        return body
+
+    def _advice_report(
+        self, options: dict[str, Any], advice: Advice | None, failed: list[str]
+    ) -> None:
+        """The advice after a text or Markdown report."""
+        if advice is None or options["format"] == "json":
+            return
+        if options["format"] == "markdown":
+            self.stdout.write(render_advice_markdown(advice, gate_failed=bool(failed)), ending="")
+        else:
+            self.stdout.write("\n" + render_advice_text(advice), ending="")
 
     def _config(self, options: dict[str, Any]) -> EngineConfig:
         """The preemption arguments given on the command line over the defaults."""
@@ -378,6 +431,7 @@ class Command(BaseCommand):
                 return
             config = self._config(options)
             result = analyze(cluster, objects[0], config, **engine_profile(scheduler.effective))
+            advice = self._advice(options, cluster, PodQuestion(objects[0], config), scheduler)
             difference = ""
             if not scheduler.is_default:
                 default = analyze(cluster, objects[0], config)
@@ -393,7 +447,8 @@ class Command(BaseCommand):
         failed = gates.failures(chosen, result.explanation)
         self._profile(options, scheduler, difference)
         if options["format"] == "json":
-            self.stdout.write(json.dumps(self._contract(result.to_dict(), scheduler), indent=2))
+            body = self._contract(result.to_dict(), scheduler)
+            self.stdout.write(json.dumps(self._with_advice(body, advice), indent=2))
         elif options["format"] == "markdown":
             self.stdout.write(
                 render_markdown(result.explanation, snapshot=snapshot_name, gate_failures=failed),
@@ -401,6 +456,7 @@ class Command(BaseCommand):
             )
         else:
             self.stdout.write(render_text(result.explanation))
+        self._advice_report(options, advice, failed)
         if failed:
             # One line a CI log shows as the reason; the exit status fails the job.
             raise GateFailed(plain("; ".join(failed)), returncode=gates.GATE_FAILED)
