@@ -1,5 +1,5 @@
 """First in line when no probe fits anywhere, even after preemption (an EKS cluster of
-t3.small nodes, nearly full, asked for 1 CPU / 2Gi probes: tests/planning/eks_small.py).
+t3.small nodes, nearly full, asked for 1 CPU / 2Gi probes: tests/fixtures/eks_like.py).
 Every run places nothing, so no app is in line: the page, the plan's text and Markdown
 say so first and plainly, and no app is shown absorbing "> 50" probes or ranked."""
 
@@ -14,7 +14,7 @@ from planning.first_in_line import first_in_line_request, first_in_line_run, ran
 from planning.reports import render_first_in_line_markdown, render_first_in_line_text
 from scheduling.engine.plan.first_in_line import FirstInLine
 from tests.conftest import browser_login
-from tests.planning.eks_small import eks_small
+from tests.fixtures.eks_like import eks_like
 from tests.realworld import import_dump
 
 GIB = 1024**3
@@ -27,7 +27,8 @@ QUERY = "?cpu=1&memory=2Gi&limit=50"
 
 def _ranked(owner: Any) -> tuple[Any, FirstInLine]:
     """The EKS-like dump imported, its 1 CPU / 2Gi ranking computed as a worker does."""
-    snapshot = import_dump(owner, "eks-small", eks_small())
+    dump = {"apiVersion": "v1", "kind": "List", "items": eks_like()}
+    snapshot = import_dump(owner, "eks-like", dump)
     ranking = first_in_line_run(
         ranking_id=first_in_line_request(
             snapshot=snapshot, cpu_millis=1000, memory_bytes=2 * GIB, limit=50
@@ -36,12 +37,13 @@ def _ranked(owner: Any) -> tuple[Any, FirstInLine]:
     line = ranking_line(ranking)
     assert line is not None
     # The case: a run for coredns's level and for the app's, neither placing a probe
-    # (2Gi is more than a t3.small's 1,483,296Ki allocatable), coredns "in reach".
+    # (a t3.small's 2Gi less aws-node's 32Mi, which nothing below it may evict), coredns
+    # "in reach".
     assert [(r.priority, r.placed, r.victims) for r in line.runs] == [
         (2000000000, 0, 0),
         (0, 0, 0),
     ]
-    coredns = next(a for a in line.apps if a.app.endswith("kube-system/coredns-5d8f7b9c6"))
+    coredns = next(a for a in line.apps if a.app == "Deployment kube-system/coredns")
     assert coredns.reachable and coredns.absorbed is None
     return snapshot, line
 
@@ -104,7 +106,8 @@ def test_the_plan_tab_says_nothing_fits_above_the_apps(
     assert said is not None and table is not None and said["y"] < table["y"]
     # Nothing reads as an app in line: no rank, no "> 50", no bar.
     cells = page.locator("#first-in-line-table tbody tr")
-    assert cells.count() == 4  # aws-node, kube-proxy, coredns, web
+    # aws-node, kube-proxy, coredns and the users' five apps
+    assert cells.count() == 8
     for row in cells.all():
         tds = row.locator("td")
         assert tds.nth(0).inner_text() == "—"
