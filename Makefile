@@ -50,6 +50,8 @@ test-sqlite:
 bench: install
 	scripts/services.sh
 	DEBUG=1 $(BIN)/python -m bench.engine_bench --large
+	DEBUG=1 $(BIN)/python -m bench.engine_bench --dense
+	DEBUG=1 $(BIN)/python -m bench.advice_bench --large
 	DEBUG=1 $(BIN)/python -m bench.simulate_bench --large
 	DEBUG=1 $(BIN)/python -m bench.plan_bench --large
 	DEBUG=1 $(BIN)/python -m bench.workload_page_bench --large

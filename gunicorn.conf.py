@@ -4,7 +4,7 @@ from its working directory, /app in the image).
 gunicorn believes X-Forwarded-Proto and the like only from forwarded_allow_ips, which
 it defaults to 127.0.0.1: anything on the container's loopback could claim HTTPS. Here
 it is the reverse proxy's addresses alone, the same PREEMPTLAB_PROXY_ADDRESSES that
-config.throttling believes X-Forwarded-For from; empty believes nobody.
+operations.throttling believes X-Forwarded-For from; empty believes nobody.
 
 umask: the files gunicorn's workers write under PREEMPTLAB_VAR_DIR (uploads, logs) are
 this user's only, as preemptlab.private.PRIVATE_UMASK makes them elsewhere (gunicorn's

@@ -24,7 +24,7 @@ def _expired(now: datetime) -> QuerySet[Any]:
 
 
 def _requeue(now: datetime) -> dict[str, Any]:
-    from config.leases import lease_release_fields
+    from operations.leases import lease_release_fields
     from scheduling.constants import AnalysisStatus
 
     return {"status": AnalysisStatus.QUEUED, **lease_release_fields()}
@@ -43,7 +43,7 @@ class AdviceConfig(AppConfig):
 
     def ready(self) -> None:
         # A worker that dies mid-search, or a lost message, is repaired as for analyses.
-        from config.reconciler import DurableWork, durable_work_register
+        from operations.reconciler import DurableWork, durable_work_register
 
         durable_work_register(
             DurableWork(

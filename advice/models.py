@@ -14,7 +14,7 @@ from typing import Any
 from django.db import models
 from django.utils import timezone
 
-from config.leases import LeasedWork
+from operations.leases import LeasedWork
 from scheduling.constants import ACTIVE_STATUSES, AnalysisStatus
 from scheduling.engine.advice import Advice as EngineAdvice
 

@@ -22,8 +22,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from advice.models import Advice
-from config.faults import BrokerUnavailable, publish
-from config.leases import lease_heartbeat, lease_release_fields
+from operations.faults import BrokerUnavailable, publish
+from operations.leases import lease_heartbeat, lease_release_fields
 from scheduling.budgets import WorkerStopping, unfinished_slot, worker_stopping
 from scheduling.cancellation import Cancelled
 from scheduling.constants import AnalysisStatus

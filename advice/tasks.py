@@ -12,7 +12,7 @@ from celery.exceptions import Reject
 
 from advice import services
 from advice.models import Advice
-from config.faults import DATABASE_FAULTS, database_retry
+from operations.faults import DATABASE_FAULTS, database_retry
 from scheduling.budgets import worker_stopping
 from scheduling.constants import AnalysisStatus
 from scheduling.tasks import RecordsFailureTask

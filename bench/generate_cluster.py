@@ -1,8 +1,9 @@
 """Realistic synthetic clusters: N nodes, M pods, mixed priorities, PDBs, zones, taints.
 
-generate(nodes, pods, pdbs, seed, decorate=False) returns a v1 List shaped like
-``kubectl get nodes,pods,pdb,priorityclasses -A -o json``; decorate=True adds the
-fields kubectl prints and the scheduler ignores (a few KB per pod), for ingest benchmarks.
+generate(nodes, pods, pdbs, seed, decorate=False, dense=False) returns a v1 List shaped
+like ``kubectl get nodes,pods,pdb,priorityclasses -A -o json``; decorate=True adds the
+fields kubectl prints and the scheduler ignores (a few KB per pod), for ingest benchmarks;
+dense=True packs every node (see ``dense_preemptor``).
 """
 
 from __future__ import annotations
@@ -88,12 +89,23 @@ def _node(i: int, rng: random.Random, decorate: bool) -> dict[str, Any]:
     return node
 
 
-def _pod(j: int, node: str, app: int, rng: random.Random, decorate: bool) -> dict[str, Any]:
-    cls, prio, _ = rng.choices(CLASSES, weights=[3, 5, 3, 1])[0]
+def _pod(
+    j: int,
+    node: str,
+    app: int,
+    rng: random.Random,
+    decorate: bool,
+    requests: tuple[str, str] | None = None,
+) -> dict[str, Any]:
+    # A dense node's pods (requests given) are all below the critical class.
+    weights = [3, 5, 3, 0] if requests else [3, 5, 3, 1]
+    cls, prio, _ = rng.choices(CLASSES, weights=weights)[0]
     ns = f"team-{app % 40}"
     name = f"app-{app}-{j:06d}"
     cpu = rng.choice(["100m", "250m", "500m", "1", "1500m"])
     mem = rng.choice(["128Mi", "256Mi", "512Mi", "1Gi", "2Gi"])
+    if requests:
+        cpu, mem = requests
     pod: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "Pod",
@@ -266,6 +278,45 @@ def preemptor_pod(name: str, *, most_free_millicpu: int) -> dict[str, Any]:
     }
 
 
+DENSE_PREEMPTOR_REQUESTS = {"cpu": "6", "memory": "12Gi"}
+
+
+def _dense_requests(node: dict[str, Any], count: int, rng: random.Random) -> list[tuple[str, str]]:
+    """Requests for ``count`` pods that fill 84-97% of the node's CPU and 50-95% of its
+    memory: less than 6 CPU is left on any node (32 CPU at most), yet every untainted
+    node (8 CPU at least) has room for 6 CPU and 12Gi once its pods are gone."""
+    alloc = node["status"]["allocatable"]
+    cpu = int(alloc["cpu"].removesuffix("m"))
+    mem = int(alloc["memory"].removesuffix("Gi")) * 1024
+    cpu_fill, mem_fill = rng.uniform(0.84, 0.97), rng.uniform(0.5, 0.95)
+    cpu_w = [rng.randint(1, 4) for _ in range(count)]
+    mem_w = [rng.randint(1, 4) for _ in range(count)]
+    return [
+        (
+            f"{int(cpu * cpu_fill * c / sum(cpu_w))}m",
+            f"{int(mem * mem_fill * m / sum(mem_w))}Mi",
+        )
+        for c, m in zip(cpu_w, mem_w, strict=True)
+    ]
+
+
+def dense_preemptor(name: str = "whatif") -> dict[str, Any]:
+    """The pending pod of a dense cluster: above every class the pods have, too big for
+    any node's free room, small enough for every untainted node once its pods are gone,
+    so every one of them is a candidate and its 30 pods go through victim selection."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "uid": name},
+        "spec": {
+            "priority": 2_000_000,
+            "containers": [
+                {"name": "c", "image": "x", "resources": {"requests": DENSE_PREEMPTOR_REQUESTS}}
+            ],
+        },
+    }
+
+
 def spread_deployment(replicas: int, *, priority_class: str = "") -> dict[str, Any]:
     """A Deployment whose replicas are kept apart (one per node, even across zones): a
     workload what-if of many long cycles (the probe's long run, the cancellation test's)."""
@@ -306,7 +357,7 @@ def spread_deployment(replicas: int, *, priority_class: str = "") -> dict[str, A
 
 
 def generate(
-    nodes: int, pods: int, pdbs: int, seed: int = 0, decorate: bool = False
+    nodes: int, pods: int, pdbs: int, seed: int = 0, decorate: bool = False, dense: bool = False
 ) -> dict[str, Any]:
     rng = random.Random(seed)
     items: list[dict[str, Any]] = []
@@ -337,8 +388,10 @@ def generate(
     j = 0
     for i, n in enumerate(node_objs):
         count = per_node + (1 if i < pods - per_node * nodes else 0)
-        for _ in range(count):
-            items.append(_pod(j, n["metadata"]["name"], rng.randrange(apps), rng, decorate))
+        sizes = _dense_requests(n, count, rng) if dense else [None] * count
+        for requests in sizes:
+            app = rng.randrange(apps)
+            items.append(_pod(j, n["metadata"]["name"], app, rng, decorate, requests))
             j += 1
     for k in range(pdbs):
         app = k % apps
@@ -370,6 +423,7 @@ def generate(
 
 SMALL = (500, 15_000, 200)
 LARGE = (5000, 150_000, 2000)
+DENSE = (5000, 150_000, 2170)  # 30 pods a node, all below the dense preemptor
 
 
 def run_sized(run: Callable[[int, int, int], None]) -> None:

@@ -25,7 +25,7 @@ from bench.simulate_bench import replicas  # noqa: E402
 from scheduling.engine import load_cluster, simulate  # noqa: E402
 from scheduling.engine.workload import admit, expand_workload  # noqa: E402
 from scheduling.models import Analysis  # noqa: E402
-from scheduling.views import workload_context  # noqa: E402
+from scheduling.views.contexts import workload_context  # noqa: E402
 from scheduling.workloads import WorkloadRun  # noqa: E402
 
 

@@ -27,7 +27,7 @@ def _expired(now: datetime) -> QuerySet[Any]:
 
 
 def _requeue(now: datetime) -> dict[str, Any]:
-    from config.leases import lease_release_fields
+    from operations.leases import lease_release_fields
 
     return {**lease_release_fields(), "progress_note": "Waiting for a worker (queued again)"}
 
@@ -74,7 +74,7 @@ class ClustersConfig(AppConfig):
         from django.db.models.signals import pre_delete
 
         from clusters.models import Snapshot
-        from config.reconciler import DurableWork, durable_work_register
+        from operations.reconciler import DurableWork, durable_work_register
 
         pre_delete.connect(_drop_pods, sender=Snapshot, dispatch_uid="clusters.drop_pods")
 

@@ -13,7 +13,7 @@ from django.db import models
 from django.urls import reverse
 
 from clusters.constants import SnapshotStatus
-from config.leases import LeasedWork
+from operations.leases import LeasedWork
 
 
 class Snapshot(LeasedWork):

@@ -24,10 +24,10 @@ from clusters.ingest.progress import IngestProgress
 from clusters.ingest.reading import max_uncompressed_bytes
 from clusters.ingest.uploaded import UploadedFile as UploadedFile  # what callers hand in
 from clusters.parsed import parsed_cluster_store
-from config.faults import BrokerUnavailable, is_database_fault, publish
-from config.incidents import record_incident
-from config.input_limits import unstorable_value
-from config.leases import lease_heartbeat, lease_release_fields
+from operations.faults import BrokerUnavailable, is_database_fault, publish
+from operations.incidents import record_incident
+from operations.input_limits import unstorable_value
+from operations.leases import lease_heartbeat, lease_release_fields
 from scheduling.budgets import unfinished_slot
 from scheduling.cancellation import keep_running_slots
 from scheduling.engine import InvalidInput

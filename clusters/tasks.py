@@ -9,7 +9,7 @@ from typing import Any
 from celery import Task, shared_task
 
 from clusters import models, services
-from config.faults import DATABASE_FAULTS, database_retry, is_database_fault
+from operations.faults import DATABASE_FAULTS, database_retry, is_database_fault
 
 log = logging.getLogger(__name__)
 

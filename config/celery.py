@@ -21,15 +21,15 @@ def ping() -> str:
 
 @worker_ready.connect
 def _start_reconciler(**kwargs: object) -> None:
-    """Each worker checks the database against the broker (config/reconciler.py)."""
-    from config.reconciler import reconciler_start
+    """Each worker checks the database against the broker (operations/reconciler.py)."""
+    from operations.reconciler import reconciler_start
 
     reconciler_start()
 
 
 @worker_shutdown.connect
 def _stop_reconciler(**kwargs: object) -> None:
-    from config.reconciler import reconciler_stop
+    from operations.reconciler import reconciler_stop
 
     reconciler_stop()
 

@@ -81,6 +81,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "django_celery_results",
     "django_celery_beat",
+    "operations",
     "clusters",
     "scheduling",
     "planning",
@@ -90,21 +91,21 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "config.middleware.SecurityHeadersMiddleware",
-    "config.middleware.DependencyFaultMiddleware",
-    "config.middleware.ApiJsonErrorsMiddleware",
+    "operations.middleware.SecurityHeadersMiddleware",
+    "operations.middleware.DependencyFaultMiddleware",
+    "operations.middleware.ApiJsonErrorsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    "config.middleware.SubmissionBodyMiddleware",
+    "operations.middleware.SubmissionBodyMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "config.middleware.LoginRequiredMiddleware",
-    "config.throttling.LoginThrottleMiddleware",
-    "config.throttling.BusyMiddleware",
+    "operations.middleware.LoginRequiredMiddleware",
+    "operations.throttling.LoginThrottleMiddleware",
+    "operations.throttling.BusyMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -245,7 +246,7 @@ CONNECTED_READ_TIMEOUT = env.int("CONNECTED_READ_TIMEOUT", default=120)
 # The schedules of connected clusters live in the database (django-celery-beat).
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 
-# Durable work (config/leases.py, config/reconciler.py): a task renews its lease
+# Durable work (operations/leases.py, operations/reconciler.py): a task renews its lease
 # every quarter of PREEMPTLAB_LEASE_SECONDS; each worker reconciles the database
 # with the broker every PREEMPTLAB_RECONCILE_SECONDS and queues again what is
 # queued longer than PREEMPTLAB_QUEUED_GRACE_SECONDS without a message, or
@@ -272,7 +273,7 @@ PREEMPTLAB_SUBMISSION_MAX_BYTES = env.int("PREEMPTLAB_SUBMISSION_MAX_BYTES", def
 # copied into every replica, so its annotations count once per replica.
 PREEMPTLAB_WORKLOAD_MAX_BYTES = env.int("PREEMPTLAB_WORKLOAD_MAX_BYTES", default=16 * 1024 * 1024)
 
-# Throttling (config.throttling): failed logins in a sliding window, per account (from
+# Throttling (operations.throttling): failed logins in a sliding window, per account (from
 # anywhere) and per address and account; API calls per user (token or session). 429 with
 # Retry-After beyond them. Per address and account below per account: one address alone
 # cannot lock an account for everyone, and never locks out the accounts it did not try.
@@ -308,7 +309,7 @@ PREEMPTLAB_MAX_RESULT_BYTES = env.int("PREEMPTLAB_MAX_RESULT_BYTES", default=64 
 PREEMPTLAB_UNFINISHED_PER_USER = env.int("PREEMPTLAB_UNFINISHED_PER_USER", default=4)
 
 REST_FRAMEWORK = {
-    "DEFAULT_THROTTLE_CLASSES": ["config.throttling.ApiRateThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["operations.throttling.ApiRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"api": PREEMPTLAB_API_RATE},
     # Token first: DRF answers an unauthenticated call with the first class's
     # WWW-Authenticate challenge, so 401 (as the schema and README say), not 403.
@@ -318,7 +319,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": [
-        "config.parsers.JSONBodyParser",
+        "operations.parsers.JSONBodyParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
@@ -335,7 +336,7 @@ SPECTACULAR_SETTINGS = {
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "config.schema.error_responses",
+        "operations.schema.error_responses",
     ],
     # Swagger UI from the pinned sidecar package's static files: the docs render
     # offline and in air-gapped networks (no CDN, no @latest). No Redoc: its

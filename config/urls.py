@@ -5,7 +5,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from config import health, views
+from config import views
+from operations import health
 
 urlpatterns = [
     path("", views.home, name="home"),

@@ -25,7 +25,7 @@ def favicon(request: HttpRequest) -> HttpResponse:
 def server_error(request: HttpRequest) -> HttpResponse:
     """The 500 page, with the reference under which the log keeps what happened. Rendered
     without a request context: nothing here may need the database or the user."""
-    from config.middleware import incident_of
+    from operations.middleware import incident_of
 
     html = loader.get_template("500.html").render({"reference": incident_of(request)})
     return HttpResponseServerError(html)

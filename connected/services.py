@@ -18,12 +18,12 @@ from django.utils import timezone
 from clusters.constants import SnapshotStatus
 from clusters.models import Snapshot
 from clusters.services import SnapshotRejected, snapshot_create, snapshot_delete
-from config.faults import is_database_fault, publish
-from config.incidents import record_incident
-from config.throttling import Busy
 from connected.models import Cluster
 from connected.reading import cluster_read
 from connected.schedule import schedule_remove, schedule_sync
+from operations.faults import is_database_fault, publish
+from operations.incidents import record_incident
+from operations.throttling import Busy
 from preemptlab.kube import KubeError
 
 log = logging.getLogger(__name__)

@@ -6,10 +6,10 @@ from typing import Any
 
 from celery import Task, shared_task
 
-from config.faults import DATABASE_FAULTS, database_retry
 from connected import services
 from connected.models import Cluster
 from connected.schedule import TASK_NAME
+from operations.faults import DATABASE_FAULTS, database_retry
 
 
 @shared_task(bind=True, name=TASK_NAME, max_retries=3, ignore_result=True)

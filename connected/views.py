@@ -22,9 +22,9 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from clusters.paging import paginate, query_without_page
-from config.faults import BrokerUnavailable
 from connected import selectors, services
 from connected.models import Cluster
+from operations.faults import BrokerUnavailable
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ def _expired(now: datetime) -> QuerySet[Any]:
 
 
 def _requeue(now: datetime) -> dict[str, Any]:
-    from config.leases import lease_release_fields
+    from operations.leases import lease_release_fields
     from scheduling.constants import AnalysisStatus
 
     return {"status": AnalysisStatus.QUEUED, **lease_release_fields()}
@@ -45,7 +45,7 @@ class PlanningConfig(AppConfig):
 
     def ready(self) -> None:
         # A worker that dies mid-ranking, or a lost message, is repaired as for analyses.
-        from config.reconciler import DurableWork, durable_work_register
+        from operations.reconciler import DurableWork, durable_work_register
 
         durable_work_register(
             DurableWork(

@@ -19,9 +19,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from clusters.models import Snapshot
-from config.faults import BrokerUnavailable, publish
-from config.leases import lease_heartbeat, lease_release_fields
-from config.recent import Recent
+from operations.faults import BrokerUnavailable, publish
+from operations.leases import lease_heartbeat, lease_release_fields
+from operations.recent import Recent
 from planning.models import FirstInLineRanking
 from planning.services import SnapshotNotReady
 from scheduling.budgets import unfinished_slot

@@ -7,6 +7,8 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from planning.plan import Plan
+from planning.reports import absorbed_words, in_line
+from scheduling.engine.plan.apps import app_name
 from scheduling.engine.plan.first_in_line import FirstInLine
 from scheduling.engine.words import plural
 from scheduling.presenters.workload import text_width
@@ -136,18 +138,64 @@ def ladder_svg(plan: Plan) -> SafeString:
 
 # Apps drawn; the table lists them all.
 LINE_APPS_DRAWN = 30
-# An app's name is cut (in the middle) past this many characters; the whole goes in a
-# <title>. Forty-character names fit whole.
+# An app is labelled "namespace/name" (its kind, and the whole reference, in the row's
+# <title>). Past this many characters the name is shortened at its front, never the
+# namespace: "openshift-monitoring/…-monitoring-operator". The end of a name is what
+# tells an operator's apps apart (…-operator, …-controller, …-webhook).
 _LINE_NAME_CHARS = 44
+# The least of a name's end kept, however long the namespace.
+_LINE_TAIL_CHARS = 16
+# How far the cut moves to fall on a word's edge ('-' or '.') rather than inside a word.
+_LINE_EDGE_SLACK = 4
 _LINE_BAR_W = 460
 _LINE_ROW_H = 22
 
 
-def _cut(name: str, chars: int = _LINE_NAME_CHARS) -> str:
-    if len(name) <= chars:
-        return name
-    keep = chars - 1
-    return name[: keep // 2] + "…" + name[-(keep - keep // 2) :]
+def app_label(app: str, chars: int = _LINE_NAME_CHARS, *, least: int = _LINE_TAIL_CHARS) -> str:
+    """ "Deployment openshift-monitoring/cluster-monitoring-operator" ->
+    "openshift-monitoring/…-monitoring-operator": the namespace whole, then as much of
+    the name's end as ``chars`` leaves (at least ``least`` characters), the cut moved to
+    a '-' or '.' when one is a few characters away."""
+    namespace, name = app_name(app)
+    whole = f"{namespace}/{name}"
+    if len(whole) <= chars:
+        return whole
+    start = len(name) - max(chars - len(namespace) - 2, least)
+    if start <= 0:
+        return whole
+    # A word's edge just before the cut (keep a little more), else just after it.
+    edge = max(
+        name.rfind("-", start - _LINE_EDGE_SLACK, start),
+        name.rfind(".", start - _LINE_EDGE_SLACK, start),
+    )
+    if edge < 0:
+        after = [
+            i
+            for i in (
+                name.find("-", start, start + _LINE_EDGE_SLACK),
+                name.find(".", start, start + _LINE_EDGE_SLACK),
+            )
+            if i >= 0
+        ]
+        edge = min(after, default=start)
+    return whole if edge <= 0 else f"{namespace}/…{name[edge:]}"
+
+
+def app_labels(apps: list[str]) -> dict[str, str]:
+    """:func:`app_label` of each app, a longer end kept where two labels would read the
+    same ("…-operator" twice in one namespace)."""
+    least = _LINE_TAIL_CHARS
+    labels = {a: app_label(a) for a in apps}
+    while True:
+        seen: dict[str, list[str]] = {}
+        for a, label in labels.items():
+            seen.setdefault(label, []).append(a)
+        clashing = [a for same in seen.values() if len(same) > 1 for a in same]
+        if not clashing or least > max(len(a) for a in clashing):
+            return labels
+        least += _LINE_EDGE_SLACK
+        for a in clashing:
+            labels[a] = app_label(a, least=least)
 
 
 def first_in_line_svg(line: FirstInLine) -> SafeString:
@@ -157,25 +205,28 @@ def first_in_line_svg(line: FirstInLine) -> SafeString:
     apps = line.apps[:LINE_APPS_DRAWN]
     if not apps:
         return mark_safe("")
-    label_w = max(200, max(text_width(_cut(a.app), 12) for a in apps) + 12)
+    labels = app_labels([a.app for a in apps])
+    label_w = max(200, max(text_width(labels[a.app], 12) for a in apps) + 12)
     bars_x = label_w
     width = bars_x + _LINE_BAR_W + 170
     height = _TOP + _LINE_ROW_H * len(apps) + 8
     rows = []
     for i, a in enumerate(apps):
         y = _TOP + i * _LINE_ROW_H
+        words = absorbed_words(a, line)
+        said = f"absorbs {words} probe replicas"
         if a.absorbed is not None:
-            w = _LINE_BAR_W * a.absorbed / line.limit
-            css, words = "absorbed", f"{a.absorbed:,}"
-        elif a.reachable:
-            w, css, words = _LINE_BAR_W, "beyond", f"> {line.limit:,}"
+            w, css = _LINE_BAR_W * a.absorbed / line.limit, "absorbed"
+        elif in_line(a, line):
+            w, css = _LINE_BAR_W, "beyond"
         else:
-            w, css, words = 0, "unreachable", "out of reach"
+            # Out of reach, or no probe fits at its level: no bar, as nothing was placed.
+            w, css, said = 0, "unreachable", words
         hit = a.first_hit
         where = f", first hit by replica {hit.replica} on {hit.node}" if hit else ""
         rows.append(
             format_html(
-                '<g class="{}"><title>{} (priority {}): absorbs {} probe replicas{}</title>'
+                '<g class="{}"><title>{} (priority {}): {}{}</title>'
                 '<text x="0" y="{}" class="app-name">{}</text>'
                 '<rect class="track" x="{}" y="{}" width="{}" height="12"/>'
                 '<rect class="bar" x="{}" y="{}" width="{}" height="12"/>'
@@ -183,10 +234,10 @@ def first_in_line_svg(line: FirstInLine) -> SafeString:
                 css,
                 a.app,
                 str(a.priority),
-                words,
+                said,
                 where,
                 y + 12,
-                _cut(a.app),
+                labels[a.app],
                 bars_x,
                 y + 2,
                 _LINE_BAR_W,

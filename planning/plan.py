@@ -41,6 +41,11 @@ class Plan:
     def count(self, severity: str) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
 
+    @property
+    def operator_owned(self) -> int:
+        """Findings (notes) about objects the platform's operators own."""
+        return sum(1 for f in self.findings if f.operator_owned is not None)
+
     def at_or_above(self, severity: str) -> list[Finding]:
         """The findings of ``severity`` or more serious ones."""
         worst = SEVERITIES[: SEVERITIES.index(severity) + 1]
@@ -57,7 +62,10 @@ class Plan:
                 "memory_bytes": self.ladder.allocatable_memory_bytes,
             },
             "critical_classes": list(self.critical_classes),
-            "summary": {severity: self.count(severity) for severity in SEVERITIES},
+            "summary": {
+                **{severity: self.count(severity) for severity in SEVERITIES},
+                "operator_owned": self.operator_owned,
+            },
             "findings": [f.to_dict() for f in self.findings],
         }
 

@@ -27,7 +27,20 @@ def summary_sentence(plan: Plan) -> str:
     if not parts:
         return f"The audit found nothing to change on {classes}."
     found = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return f"The audit found {found} on {classes}."
+    sentence = f"The audit found {found} on {classes}."
+    owned, notes = plan.operator_owned, plan.count("info")
+    if owned:
+        if notes == 1:
+            which = "The note is about an object"
+        elif owned == notes:
+            which = f"All {notes} notes are about objects"
+        else:
+            which = f"{owned} of the {notes} notes are about objects"
+        sentence += (
+            f" {which} the cluster's operators own, where an edit is reverted: raise "
+            f"{'it' if owned == 1 else 'them'} with the platform vendor or configure the operator."
+        )
+    return sentence
 
 
 def _ladder_cells(c: ClassRung) -> list[str]:
@@ -72,6 +85,8 @@ def render_plan_text(plan: Plan) -> str:
         if f.objects:
             lines.append("  objects: " + ", ".join(plain(o) for o in f.objects))
         lines.append(f"  why: {plain(f.why)}")
+        if f.operator_owned:
+            lines.append(f"  operator-owned: {plain(f.operator_owned)}")
         if f.fix:
             lines.append("  fix:")
             lines += ["    " + plain(line) for line in f.fix.splitlines()]
@@ -103,6 +118,8 @@ def render_plan_markdown(plan: Plan, *, snapshot: str) -> str:
         if f.objects:
             lines += ["Objects: " + ", ".join(md_code(o) for o in f.objects), ""]
         lines.append(f"_Why:_ {md_text(f.why)}")
+        if f.operator_owned:
+            lines += ["", f"_Operator-owned:_ {md_text(f.operator_owned)}"]
         if f.fix:
             lines += ["", _fenced(f.fix)]
     return "\n".join(lines) + "\n"
@@ -128,34 +145,61 @@ _LINE_HEAD = [
 ]
 
 
-def absorbed_words(row: AppInLine, limit: int) -> str:
-    """How many probes an app absorbs: a count, "> limit", or "out of reach"."""
+def in_line(row: AppInLine, line: FirstInLine) -> bool:
+    """Whether preemption by the probe reached the app or could have with more probes: its
+    level's run placed some (a level where no probe fits, even after preemption, does not
+    say the app absorbs more than the limit: nothing was placed at all)."""
+    if not row.reachable:
+        return False
+    return row.absorbed is not None or not any(
+        r.placed == 0 for r in line.runs if r.priority == row.priority
+    )
+
+
+def absorbed_words(row: AppInLine, line: FirstInLine) -> str:
+    """How many probes an app absorbs: a count, "> limit", "no probe fits" or "out of
+    reach"."""
     if row.absorbed is not None:
         return f"{row.absorbed:,}"
-    return f"> {limit:,}" if row.reachable else "out of reach"
+    if not row.reachable:
+        return "out of reach"
+    return f"> {line.limit:,}" if in_line(row, line) else "no probe fits"
+
+
+def _probe_size(line: FirstInLine) -> str:
+    return (
+        f"{format_quantity(line.cpu_millis, 'cpu')} CPU / "
+        f"{format_quantity(line.memory_bytes, 'memory')}"
+    )
+
+
+def nothing_fits_sentence(line: FirstInLine) -> str:
+    """The ranking's first words when no probe of any run was placed ("" otherwise)."""
+    if not line.runs or any(r.placed for r in line.runs):
+        return ""
+    return (
+        f"No {_probe_size(line)} probe fits anywhere, even after preemption: "
+        "nothing is first in line for this size."
+    )
 
 
 def first_in_line_heading(line: FirstInLine) -> str:
-    size = (
-        f"{format_quantity(line.cpu_millis, 'cpu')} cpu / "
-        f"{format_quantity(line.memory_bytes, 'memory')}"
-    )
     return (
-        f"First in line: probe pods of {size}, one priority above each app's, "
+        f"First in line: probe pods of {_probe_size(line)}, one priority above each app's, "
         f"at most {line.limit:,} per level"
     )
 
 
-def _line_cells(rank: int, row: AppInLine, limit: int) -> list[str]:
+def _line_cells(rank: int, row: AppInLine, line: FirstInLine) -> list[str]:
     absorbed = row.absorbed
     hit = row.first_hit
     return [
-        str(rank),
+        str(rank) if in_line(row, line) else "-",
         row.app,
         str(row.priority) + (f" ({row.priority_class})" if row.priority_class else ""),
         f"{row.pods:,}",
         {True: "yes", False: "no", None: "-"}[row.pdb_allows_disruption],
-        absorbed_words(row, limit),
+        absorbed_words(row, line),
         format_quantity(row.absorbed_cpu_millis, "cpu") if absorbed is not None else "-",
         format_quantity(row.absorbed_memory_bytes, "memory") if absorbed is not None else "-",
         f"replica {hit.replica} on {hit.node}" if hit else "-",
@@ -164,10 +208,12 @@ def _line_cells(rank: int, row: AppInLine, limit: int) -> list[str]:
 
 def render_first_in_line_text(line: FirstInLine) -> str:
     rows = [_LINE_HEAD] + [
-        [plain(x) for x in _line_cells(i, a, line.limit)] for i, a in enumerate(line.apps, 1)
+        [plain(x) for x in _line_cells(i, a, line)] for i, a in enumerate(line.apps, 1)
     ]
     widths = [max(len(r[i]) for r in rows) for i in range(len(_LINE_HEAD))]
-    lines = [first_in_line_heading(line) + ":"]
+    nothing = nothing_fits_sentence(line)
+    lines = [nothing] if nothing else []
+    lines.append(first_in_line_heading(line) + ":")
     lines += [
         "  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
         for r in rows
@@ -180,10 +226,13 @@ def render_first_in_line_text(line: FirstInLine) -> str:
 
 def render_first_in_line_markdown(line: FirstInLine) -> str:
     lines = [f"#### {md_text(first_in_line_heading(line))}", ""]
+    nothing = nothing_fits_sentence(line)
+    if nothing:
+        lines += [f"**{md_text(nothing)}**", ""]
     lines.append("| " + " | ".join(h.title() for h in _LINE_HEAD) + " |")
     lines.append("|" + "---|" * len(_LINE_HEAD))
     for i, a in enumerate(line.apps, 1):
-        cells = _line_cells(i, a, line.limit)
+        cells = _line_cells(i, a, line)
         lines.append(
             "| " + " | ".join([cells[0], md_code(cells[1]), *map(md_text, cells[2:])]) + " |"
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection, Hashable
 
 from clusters.models import Snapshot
-from config.recent import Recent
+from operations.recent import Recent
 from planning.plan import Plan, plan_of
 from scheduling.cluster_cache import cluster_cache_key
 from scheduling.scheduler_config import snapshot_choice

@@ -9,7 +9,7 @@ from typing import Any
 
 from celery import Task, shared_task
 
-from config.faults import DATABASE_FAULTS, database_retry
+from operations.faults import DATABASE_FAULTS, database_retry
 from planning import first_in_line as rankings
 from planning.models import FirstInLineRanking
 from scheduling.constants import AnalysisStatus

@@ -18,7 +18,13 @@ from planning.compare_capacity import CapacityComparison, Room
 from planning.first_in_line import first_in_line_request, ranking_line
 from planning.pictures import first_in_line_svg, ladder_svg
 from planning.plan import SEVERITIES, Plan, UnknownClasses
-from planning.reports import absorbed_words, first_in_line_heading, summary_sentence
+from planning.reports import (
+    absorbed_words,
+    first_in_line_heading,
+    in_line,
+    nothing_fits_sentence,
+    summary_sentence,
+)
 from planning.services import SnapshotNotReady
 from planning.services import snapshot_plan as snapshot_plan_of
 from scheduling.budgets import TooManyUnfinished
@@ -27,6 +33,7 @@ from scheduling.engine.capacity import Size
 from scheduling.engine.objects import CPU, MEMORY
 from scheduling.engine.plan.first_in_line import DEFAULT_LIMIT, MAX_LIMIT
 from scheduling.engine.quantity import resource_value
+from scheduling.engine.words import plural
 
 # htmx stops polling on this status (and swaps the answer in): the ranking is stored.
 STOP_POLLING = 286
@@ -170,8 +177,15 @@ FINDINGS_PER_PAGE = 50
 OBJECTS_SHOWN = 12
 
 
-def _critical_choices(plan: Plan) -> list[tuple[str, str]]:
-    return [(c.name, f"{c.name} ({c.value})") for c in plan.ladder.by_value() if not c.builtin]
+def _critical_choices(plan: Plan) -> tuple[list[tuple[str, str]], bool]:
+    """The classes the critical-tiers box offers, and whether they are the built-in ones:
+    the user classes, or, on a cluster without any, the built-in classes its pods use
+    (system-cluster-critical, system-node-critical), so the box is never empty."""
+    user = [(c.name, f"{c.name} ({c.value})") for c in plan.ladder.by_value() if not c.builtin]
+    if user:
+        return user, False
+    used = [c for c in plan.ladder.by_value() if c.pods]
+    return [(c.name, f"{c.name} ({c.value}, {plural(c.pods, 'pod')})") for c in used], True
 
 
 @require_GET
@@ -191,6 +205,8 @@ def snapshot_plan(request: HttpRequest, pk: int) -> TemplateResponse:
         ctx["unknown"] = str(e)
         plan = snapshot_plan_of(snapshot=snapshot)
         critical = []
+    choices, builtin_only = _critical_choices(plan)
+    ctx |= {"critical_choices": choices, "critical_builtin_only": builtin_only}
     findings = [
         {"f": f, "objects": f.objects[:OBJECTS_SHOWN], "more": len(f.objects) - OBJECTS_SHOWN}
         for f in plan.findings
@@ -205,7 +221,6 @@ def snapshot_plan(request: HttpRequest, pk: int) -> TemplateResponse:
         "counts": [(s, plan.count(s)) for s in SEVERITIES],
         "severity": severity if severity in SEVERITIES else "",
         "critical": critical,
-        "critical_choices": _critical_choices(plan),
         "page": page,
         "query": query_without_page(request),
         "line_form": first_in_line_form(),
@@ -273,9 +288,14 @@ def snapshot_first_in_line(request: HttpRequest, pk: int) -> TemplateResponse:
     ctx |= {
         "line": line,
         "line_heading": first_in_line_heading(line),
+        "nothing_fits": nothing_fits_sentence(line),
         "line_svg": first_in_line_svg(line),
         "line_rows": [
-            {"rank": rank, "a": a, "absorbed": absorbed_words(a, line.limit)}
+            {
+                "rank": rank if in_line(a, line) else None,
+                "a": a,
+                "absorbed": absorbed_words(a, line),
+            }
             for rank, a in page.object_list
         ],
         "page": page,

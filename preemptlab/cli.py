@@ -17,8 +17,6 @@ current kubectl context is read (--context, --kubeconfig passed on to kubectl).
 from __future__ import annotations
 
 import argparse
-import os
-import secrets
 import shutil
 import sys
 import tempfile
@@ -27,6 +25,7 @@ from pathlib import Path
 
 from preemptlab import package_version
 from preemptlab.kube import Kubectl, KubeError
+from preemptlab.runtime import setup_django
 
 # Exit statuses, as manage.py whatif's: a gate tripped, the input could not be read.
 GATE_FAILED = 1
@@ -51,33 +50,6 @@ WHATIF_OPTIONS = (
     ("--scheduler-config", True, "the what-if's own KubeSchedulerConfiguration file"),
     ("--scheduler-preset", True, "a preset scheduler configuration by name"),
 )
-
-
-def data_dir() -> Path:
-    """Where an installed preemptlab keeps its embedded database and secret key."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "preemptlab"
-
-
-def var_dir() -> Path:
-    """The app's var dir: PREEMPTLAB_VAR_DIR, else var/ in a checkout, else the user's
-    data dir (an installed package cannot write beside its code)."""
-    given = os.environ.get("PREEMPTLAB_VAR_DIR")
-    if given:
-        return Path(given)
-    checkout = Path(__file__).resolve().parent.parent
-    return checkout / "var" if (checkout / "manage.py").exists() else data_dir()
-
-
-def setup_django() -> None:
-    """Settings as the app's, from the environment, for commands that keep nothing: a
-    throwaway secret key unless one is given."""
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ.setdefault("PREEMPTLAB_VAR_DIR", str(var_dir()))
-    os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
-    import django
-
-    django.setup()
 
 
 def _cluster_args(p: argparse.ArgumentParser) -> None:

@@ -132,7 +132,7 @@ def run(root: str | None = None) -> None:
     from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
 
-    from preemptlab.cli import setup_django
+    from preemptlab.runtime import setup_django
 
     global ROOT
     ROOT = SnapshotRoot.at(

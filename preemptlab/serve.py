@@ -10,8 +10,8 @@ import sys
 
 
 def serve(port: int) -> int:
-    from preemptlab.cli import var_dir
     from preemptlab.private import keep_private
+    from preemptlab.runtime import var_dir
 
     var = var_dir()
     var.mkdir(mode=0o700, parents=True, exist_ok=True)

@@ -47,7 +47,7 @@ def _quotas(kubectl: Kubectl, tmp: Path) -> list[Any]:
 
 
 def save_snapshot(args: argparse.Namespace) -> None:
-    from preemptlab.cli import setup_django
+    from preemptlab.runtime import setup_django
 
     setup_django()
     from clusters.ingest.scrub import scrub_object, scrub_report_lines

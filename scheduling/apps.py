@@ -17,7 +17,7 @@ def _queued() -> QuerySet[Any]:
 
 
 def _expired(now: datetime) -> QuerySet[Any]:
-    from config.leases import lease_seconds
+    from operations.leases import lease_seconds
     from scheduling.constants import AnalysisStatus
     from scheduling.models import Analysis
 
@@ -29,7 +29,7 @@ def _expired(now: datetime) -> QuerySet[Any]:
 
 
 def _requeue(now: datetime) -> dict[str, Any]:
-    from config.leases import lease_release_fields
+    from operations.leases import lease_release_fields
     from scheduling.constants import AnalysisStatus
 
     return {"status": AnalysisStatus.QUEUED, **lease_release_fields()}
@@ -46,7 +46,7 @@ class SchedulingConfig(AppConfig):
     verbose_name = "What-if analyses"
 
     def ready(self) -> None:
-        from config.reconciler import DurableWork, durable_work_register
+        from operations.reconciler import DurableWork, durable_work_register
 
         durable_work_register(
             DurableWork(

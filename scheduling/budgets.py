@@ -23,7 +23,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from config.throttling import Busy
+from operations.throttling import Busy
 from scheduling.constants import AnalysisStatus
 
 

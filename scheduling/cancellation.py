@@ -20,7 +20,7 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from config.leases import lease_seconds
+from operations.leases import lease_seconds
 from scheduling.constants import AnalysisStatus
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 
-from config.recent import Recent
+from operations.recent import Recent
 from scheduling.constants import CLUSTER_CACHE_SIZE
 
 # Counters for tests and the benchmark: how often a lookup was served or loaded.

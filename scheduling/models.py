@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from clusters.ingest.scrub import scrub_report_lines
-from config.leases import LeasedWork
+from operations.leases import LeasedWork
 from scheduling.constants import (
     ACTIVE_STATUSES,
     ANALYSIS_OUTCOMES,

@@ -24,8 +24,8 @@ from clusters.ingest.scrub import scrub_object
 from clusters.models import Snapshot
 from clusters.parsed import parsed_cluster_fetch, parsed_cluster_store
 from clusters.selectors import snapshot_objects
-from config.faults import BrokerUnavailable, publish
-from config.leases import lease_heartbeat, lease_release_fields
+from operations.faults import BrokerUnavailable, publish
+from operations.leases import lease_heartbeat, lease_release_fields
 from scheduling import cluster_cache
 from scheduling.budgets import (
     AnalysisBudget,

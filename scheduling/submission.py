@@ -19,9 +19,9 @@ from django.conf import settings
 from clusters import models as cluster_models
 from clusters.ingest.bounds import check_columns
 from clusters.ingest.scrub import scrub_object
+from clusters.kube_names import metadata_problem
 from clusters.models import Snapshot
-from config.input_limits import annotations_too_long, submission_too_large, unstorable_value
-from config.kube_names import metadata_problem
+from operations.input_limits import annotations_too_long, submission_too_large, unstorable_value
 from scheduling.engine import Cluster, InvalidInput, Pod, analyze, load_cluster, read_documents
 from scheduling.engine.capacity import MAX_LIMIT, Size, check_limit, replica_set_of, room_pod
 from scheduling.engine.hypothetical import (

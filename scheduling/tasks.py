@@ -4,7 +4,7 @@ The database row is the truth; a message only wakes a worker up. acks_late
 and reject_on_worker_lost are set globally: a pool process that dies mid-run
 leaves its message unacknowledged, the broker hands the same message back at
 once, and the task (same id) takes the row over. A whole worker that dies
-stops renewing its lease, and the reconciler (config/reconciler.py) sends a new
+stops renewing its lease, and the reconciler (operations/reconciler.py) sends a new
 message once the lease has expired. A task that loses the database retries
 with backoff instead of being acknowledged as done. A worker asked to stop
 (SIGTERM) stops its running analysis within seconds and queues it again
@@ -19,7 +19,7 @@ from typing import Any
 from celery import Task, shared_task
 from celery.exceptions import Reject, SoftTimeLimitExceeded
 
-from config.faults import DATABASE_FAULTS, database_retry, is_database_fault
+from operations.faults import DATABASE_FAULTS, database_retry, is_database_fault
 from scheduling import services
 from scheduling.budgets import worker_stopping
 from scheduling.constants import AnalysisStatus

@@ -5,15 +5,15 @@ from django.urls import path
 from scheduling import (
     converters,  # noqa: F401 - registers <share_token:...>
     scheduler_views,
-    views,
 )
+from scheduling.views import actions, cycles, lists, results, share, whatif
 
 app_name = "scheduling"
 
 urlpatterns = [
-    path("snapshots/<int:snapshot_id>/analyses/new/", views.analysis_new, name="analysis-new"),
-    path("snapshots/<int:snapshot_id>/analyses/", views.analysis_list, name="analysis-list"),
-    path("snapshots/<int:snapshot_id>/room/", views.snapshot_room, name="snapshot-room"),
+    path("snapshots/<int:snapshot_id>/analyses/new/", whatif.analysis_new, name="analysis-new"),
+    path("snapshots/<int:snapshot_id>/analyses/", lists.analysis_list, name="analysis-list"),
+    path("snapshots/<int:snapshot_id>/room/", whatif.snapshot_room, name="snapshot-room"),
     path(
         "snapshots/<int:snapshot_id>/scheduler/",
         scheduler_views.snapshot_scheduler,
@@ -21,49 +21,49 @@ urlpatterns = [
     ),
     path(
         "snapshots/<int:snapshot_id>/pods/<int:pod_id>/what-if/",
-        views.analysis_clone,
+        whatif.analysis_clone,
         name="analysis-clone",
     ),
     path(
         "snapshots/<int:snapshot_id>/pods/<int:pod_id>/scale-up/",
-        views.analysis_scale_up,
+        whatif.analysis_scale_up,
         name="analysis-scale-up",
     ),
-    path("analyses/", views.analysis_list, name="analysis-index"),
-    path("analyses/demo/", views.demo_whatif, name="demo-whatif"),
-    path("analyses/<int:analysis_id>/", views.analysis_detail, name="analysis-detail"),
+    path("analyses/", lists.analysis_list, name="analysis-index"),
+    path("analyses/demo/", whatif.demo_whatif, name="demo-whatif"),
+    path("analyses/<int:analysis_id>/", results.analysis_detail, name="analysis-detail"),
     path(
         "analyses/<int:analysis_id>/rejected/<int:group>/",
-        views.analysis_rejected_nodes,
+        results.analysis_rejected_nodes,
         name="analysis-rejected-nodes",
     ),
     path(
         "analyses/<int:analysis_id>/cycles/<int:cycle>/explain/",
-        views.analysis_cycle_explain,
+        cycles.analysis_cycle_explain,
         name="analysis-cycle-explain",
     ),
-    path("analyses/<int:analysis_id>/retry/", views.analysis_retry, name="analysis-retry"),
-    path("analyses/<int:analysis_id>/delete/", views.analysis_delete, name="analysis-delete"),
-    path("analyses/<int:analysis_id>/rerun/", views.analysis_rerun, name="analysis-rerun"),
+    path("analyses/<int:analysis_id>/retry/", results.analysis_retry, name="analysis-retry"),
+    path("analyses/<int:analysis_id>/delete/", actions.analysis_delete, name="analysis-delete"),
+    path("analyses/<int:analysis_id>/rerun/", actions.analysis_rerun, name="analysis-rerun"),
     path(
         "analyses/<int:analysis_id>/export.<str:fmt>",
-        views.analysis_export,
+        actions.analysis_export,
         name="analysis-export",
     ),
     path(
         "analyses/<int:analysis_id>/share-links/",
-        views.share_link_create,
+        share.share_link_create,
         name="share-link-create",
     ),
     path(
         "analyses/<int:analysis_id>/share-links/<share_token:token>/revoke/",
-        views.share_link_revoke,
+        share.share_link_revoke,
         name="share-link-revoke",
     ),
-    path("s/<share_token:token>/", views.shared_analysis, name="share"),
+    path("s/<share_token:token>/", share.shared_analysis, name="share"),
     path(
         "s/<share_token:token>/rejected/<int:group>/",
-        views.shared_rejected_nodes,
+        share.shared_rejected_nodes,
         name="share-rejected-nodes",
     ),
 ]

@@ -30,7 +30,7 @@ from clusters.api.serializers import (
     SnapshotSerializer,
 )
 from clusters.paging import KnownCountPaginator
-from config.parsers import JSONBodyParser
+from operations.parsers import JSONBodyParser
 
 ErrorSerializer = inline_serializer(
     "SnapshotError", {"detail": serializers.CharField(help_text="What was wrong, in words.")}

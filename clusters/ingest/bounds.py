@@ -14,7 +14,7 @@ from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.models import Field, Model
 
 from clusters import models
-from config.input_limits import short_number
+from operations.input_limits import short_number
 from scheduling.engine import InvalidInput
 
 # The Kubernetes field each bounded browse column is read from, for the error message.

@@ -31,8 +31,8 @@ from msgspec import UNSET, Raw, UnsetType
 
 from clusters.constants import KEPT_KINDS
 from clusters.ingest.scrub import scrub_object
-from config.input_limits import unstorable_value
-from config.kube_names import metadata_problem
+from clusters.kube_names import metadata_problem
+from operations.input_limits import unstorable_value
 from scheduling.engine import InvalidInput, load_scheduler_config, read_documents
 from scheduling.engine.documents import gunzip, is_gzip
 from scheduling.engine.profile.types import KIND as SCHEDULER_CONFIG_KIND

@@ -11,10 +11,10 @@ from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from config.faults import BrokerUnavailable
 from connected import selectors, services
 from connected.api.serializers import ClusterSerializer
 from connected.models import Cluster
+from operations.faults import BrokerUnavailable
 
 DetailSerializer = inline_serializer(
     "ClusterDetail", {"detail": serializers.CharField(help_text="What happened, in words.")}

@@ -123,6 +123,10 @@ class SummarySerializer(serializers.Serializer[Any]):
     error = serializers.IntegerField()
     warning = serializers.IntegerField()
     info = serializers.IntegerField()
+    operator_owned = serializers.IntegerField(
+        help_text="Of the info findings, those about objects the platform's operators own "
+        "(`operator_owned` set): counted as notes, never as the user's warnings."
+    )
 
 
 class FindingSerializer(serializers.Serializer[Any]):
@@ -131,7 +135,18 @@ class FindingSerializer(serializers.Serializer[Any]):
     message = serializers.CharField()
     objects = serializers.ListField(child=serializers.CharField())
     why = serializers.CharField(help_text="Why it matters, citing the rule's source.")
-    fix = serializers.CharField(allow_blank=True, help_text="A YAML snippet that fixes it.")
+    fix = serializers.CharField(
+        allow_blank=True,
+        help_text="A YAML snippet that fixes it; empty when `operator_owned` is set.",
+    )
+    operator_owned = serializers.CharField(
+        allow_null=True,
+        help_text="Set when the object the fix would edit is owned by the platform's "
+        "operators (an OpenShift platform namespace, openshift-*; an owner that is a custom "
+        "resource; an operator's or the addon manager's labels): the sentence saying what "
+        "marks it and that an edit there is reverted. Such a finding is an info (a note), "
+        "with no fix, listed after the user's own findings. null: the user's to change.",
+    )
 
 
 class ProbeSizeSerializer(serializers.Serializer[Any]):
@@ -160,8 +175,10 @@ class AppInLineSerializer(serializers.Serializer[Any]):
     )
     absorbed = serializers.IntegerField(
         allow_null=True,
-        help_text="Probe replicas placed before one of its pods is a victim; null: more than "
-        "the limit (or out of reach).",
+        help_text="Probe replicas placed before one of its pods is a victim; null: none of "
+        "its pods was: more than the limit were placed at its level, or none was (no probe "
+        "fits, even after preemption: its level's run in `first_in_line_probe.runs` has "
+        "`placed` 0), or it is out of reach.",
     )
     absorbed_cpu_millis = serializers.IntegerField(allow_null=True)
     absorbed_memory_bytes = serializers.IntegerField(allow_null=True)
@@ -171,7 +188,10 @@ class AppInLineSerializer(serializers.Serializer[Any]):
 class LevelRunSerializer(serializers.Serializer[Any]):
     priority = serializers.IntegerField(help_text="The level reached; the probe runs at +1.")
     apps = serializers.IntegerField()
-    placed = serializers.IntegerField()
+    placed = serializers.IntegerField(
+        help_text="Probes placed (bound or nominated); 0: none fits, even after preemption, "
+        "so no app of this level is in line for this size."
+    )
     victims = serializers.IntegerField()
 
 

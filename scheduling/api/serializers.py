@@ -426,8 +426,9 @@ _WORKLOAD_RESULT = {
         "recreated": {"type": "array", "items": {"type": "object"}},
         "timeline": {
             "type": "object",
-            "description": "With timeline: clock_origin (RFC 3339, time zero: after the "
-            "snapshot's latest timestamp) and duration (seconds to the last event)",
+            "description": "With timeline: clock_origin (RFC 3339, time zero: the second "
+            "after the snapshot's latest pod start, 2025-06-02T09:00:00Z when no pod has "
+            "started) and duration (seconds to the last event)",
         },
         "terminations": {
             "type": "array",
@@ -453,9 +454,16 @@ _CAPACITY_RESULT = {
     "(cumulative over the replicas placed so far)}] in binding order, victims [{pod, "
     "priority, priority_class, app, node, cycle, preemptor, pdbs}] (all the run deleted, "
     "a victim of a replica never placed included), victim_classes, victims_total, "
-    "victims_by_class, apps_hit, pdbs_exceeded, pdb_budgets. With `size`: {size, limit, "
-    "classes: [{priority_class, value, preemption_policy, fit_now, fit_by_preempting, "
-    "unplaced, victims_total, victims_by_class, apps_hit, pdbs_exceeded}]}, highest first.",
+    "victims_by_class, apps_hit, pdbs_exceeded, pdb_budgets, unplaced_reasons [{message "
+    "(the FailedScheduling event of the last attempt), replicas (how many of the unplaced "
+    'ended on it), nodes, reasons [{reason, nodes}] (its histogram: "0/4 nodes are '
+    'available: 1 Insufficient cpu, 3 Too many pods"), filters (that part of the message), '
+    "preemption (DefaultPreemption's part, null without preemption)}], most replicas first. "
+    "With `size`: {size, limit, classes: [{priority_class (null: pods naming no class, a row "
+    "there when no class is the globalDefault), value, preemption_policy, fit_now, "
+    "fit_by_preempting, unplaced, victims_total, victims_by_class, apps_hit, pdbs_exceeded, "
+    "unplaced_why (the FailedScheduling message most replicas left ended on)}]}, highest "
+    "first.",
     "properties": {
         k: {}
         for k in [
@@ -464,6 +472,7 @@ _CAPACITY_RESULT = {
             "fit_now",
             "fit_by_preempting",
             "unplaced",
+            "unplaced_reasons",
             "stop_reason",
             "curve",
             "victims",

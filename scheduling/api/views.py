@@ -27,7 +27,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from clusters.selectors import snapshot_get
-from config.input_limits import submission_body
+from operations.input_limits import submission_body
 from scheduling import rendered_cache, selectors, services, submission
 from scheduling.api.serializers import (
     AnalysisAcceptedSerializer,

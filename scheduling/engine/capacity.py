@@ -9,7 +9,9 @@ replica by replica in binding order:
 - fits by preempting: bound on room a preemption made, its own or an earlier
   replica's (a replica bound after the first deletion may use what another replica's
   victims left free: the cluster as it stood would not have taken it);
-- cannot be placed: pending when the run ended (within the limit).
+- cannot be placed: pending when the run ended (within the limit); why, in the words of
+  the FailedScheduling event of each one's last attempt ("0/4 nodes are available: 4 Too
+  many pods. preemption: ..."), the replicas that ended on the same words counted together.
 
 The cost curve puts, beside each placed replica, what the run had taken by then: the
 victims deleted so far (split by their PriorityClass), the apps (owners) that lost
@@ -25,7 +27,7 @@ from __future__ import annotations
 import copy
 import enum
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +35,7 @@ from .cluster import Cluster, load_cluster
 from .config import EngineConfig
 from .errors import InvalidInput
 from .hypothetical import with_priority_classes
+from .message import read_fit_error
 from .objects import CPU, MEMORY, PREEMPT_LOWER_PRIORITY, Pod
 from .plan.index import is_system_class
 from .profile import SchedulerConfigInput
@@ -56,6 +59,8 @@ TEMPLATE_LABEL = "preemptlab.io/capacity-of"
 # The pod the by-class table places (one container, the given requests).
 ROOM_NAMESPACE = "default"
 ROOM_IMAGE = "registry.k8s.io/pause:3.10"
+# The by-class table's pod that names no class is called room-no-class.
+NO_CLASS_NAME = "no-class"
 
 
 class Placement(enum.Enum):
@@ -179,6 +184,58 @@ class CurvePoint:
 
 
 @dataclass(frozen=True)
+class Unplaced:
+    """Why replicas stayed pending: the FailedScheduling message of their last attempt,
+    read back (how many nodes, each reason with the nodes that gave it, as kube-scheduler's
+    NodeResourcesFit and the other filters say it), and how many replicas ended on it."""
+
+    message: str
+    replicas: int
+    nodes: int
+    # (reason, nodes), in the message's order.
+    reasons: tuple[tuple[str, int], ...]
+    # The filters' half of the message: "0/4 nodes are available: 4 Too many pods".
+    filters: str
+    # DefaultPreemption's half; None when the profile runs no preemption.
+    preemption: str | None
+
+    @classmethod
+    def of(cls, message: str, replicas: int) -> Unplaced:
+        read = read_fit_error(message)
+        if read is None:
+            return cls(message, replicas, 0, (), message, None)
+        return cls(message, replicas, read.nodes, read.reasons, read.filters, read.preemption)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "message": self.message,
+            "replicas": self.replicas,
+            "nodes": self.nodes,
+            "reasons": [{"reason": r, "nodes": n} for r, n in self.reasons],
+            "filters": self.filters,
+            "preemption": self.preemption,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Unplaced:
+        return cls.of(d["message"], d["replicas"])
+
+
+def unplaced_of(sim: Simulation, placed: Collection[str]) -> tuple[Unplaced, ...]:
+    """The replicas left pending grouped by the message of their last failed cycle, most
+    replicas first (then by message). A replica the run never tried (it stopped at the
+    cycle limit first) has no message and is in no group."""
+    last: dict[str, str] = {}
+    for y in sim.cycles:
+        if y.result is not CycleResult.BOUND:
+            last[y.pod] = y.message
+    counts = Counter(m for pod, m in last.items() if pod not in placed)
+    return tuple(
+        Unplaced.of(m, n) for m, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
+
+
+@dataclass(frozen=True)
 class Capacity:
     """How many replicas of the template fit, and the cost of each one past the free room."""
 
@@ -196,6 +253,9 @@ class Capacity:
     victim_classes: tuple[str, ...]
     # disruptionsAllowed of each PDB that selects a victim.
     pdb_budgets: Mapping[str, int]
+    # Why the replicas that cannot be placed stayed pending (an answer stored before this
+    # was kept reads back without it).
+    unplaced_reasons: tuple[Unplaced, ...] = ()
 
     @property
     def placed(self) -> int:
@@ -239,6 +299,7 @@ class Capacity:
             "apps_hit": list(self.apps_hit),
             "pdbs_exceeded": list(self.pdbs_exceeded),
             "pdb_budgets": dict(self.pdb_budgets),
+            "unplaced_reasons": [u.to_dict() for u in self.unplaced_reasons],
         }
 
     @classmethod
@@ -255,6 +316,7 @@ class Capacity:
             victims=tuple(Victim.from_dict(v) for v in d["victims"]),
             victim_classes=tuple(d["victim_classes"]),
             pdb_budgets=dict(d["pdb_budgets"]),
+            unplaced_reasons=tuple(Unplaced.from_dict(u) for u in d.get("unplaced_reasons", ())),
         )
 
 
@@ -423,6 +485,7 @@ def read_run(sim: Simulation, *, limit: int, template: str) -> Capacity:
         victims=tuple(victims),
         victim_classes=tuple(sorted(ranks, key=lambda c: (-ranks[c], c))),
         pdb_budgets=budgets,
+        unplaced_reasons=unplaced_of(sim, {p.pod for p in curve}),
     )
 
 
@@ -454,31 +517,36 @@ class Size:
         return {"cpu": self.cpu, "memory": self.memory}
 
 
-def room_pod(size: Size, priority_class: str) -> dict[str, Any]:
-    """The by-class table's pod: one container asking ``size``, in ``priority_class``."""
-    name = f"room-{priority_class}"
+def room_pod(size: Size, priority_class: str | None) -> dict[str, Any]:
+    """The by-class table's pod: one container asking ``size``, in ``priority_class``
+    (None: naming no class, so admission gives it the default priority)."""
+    name = f"room-{priority_class or NO_CLASS_NAME}"
+    spec: dict[str, Any] = {
+        "containers": [
+            {
+                "name": "main",
+                "image": ROOM_IMAGE,
+                "resources": {"requests": size.to_dict()},
+            }
+        ],
+    }
+    if priority_class is not None:
+        spec = {"priorityClassName": priority_class, **spec}
     return {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": name, "namespace": ROOM_NAMESPACE, "labels": {"app": name}},
-        "spec": {
-            "priorityClassName": priority_class,
-            "containers": [
-                {
-                    "name": "main",
-                    "image": ROOM_IMAGE,
-                    "resources": {"requests": size.to_dict()},
-                }
-            ],
-        },
+        "spec": spec,
     }
 
 
 @dataclass(frozen=True)
 class ClassRoom:
-    """One row of the by-class table: the room one tier has for the size."""
+    """One row of the by-class table: the room one tier has for the size. The tier of
+    the pods that name no class, where no class is the globalDefault, has
+    ``priority_class`` None (its value is then 0)."""
 
-    priority_class: str
+    priority_class: str | None
     value: int
     preemption_policy: str
     fit_now: int
@@ -488,12 +556,21 @@ class ClassRoom:
     victims_by_class: Mapping[str, int]
     apps_hit: int
     pdbs_exceeded: int
+    # Why the replicas left stayed pending: the FailedScheduling message most of them
+    # ended on ("" when none is left).
+    unplaced_why: str = ""
+
+    @property
+    def tier(self) -> str:
+        """The row's name: its class, or "(no class) priority 0"."""
+        return self.priority_class or f"(no class) priority {self.value}"
 
     @classmethod
     def of(cls, answer: Capacity) -> ClassRoom:
         t = answer.template
+        reasons = answer.unplaced_reasons
         return cls(
-            priority_class=t.priority_class or "",
+            priority_class=t.priority_class,
             value=t.priority,
             preemption_policy=t.preemption_policy,
             fit_now=answer.fit_now,
@@ -503,6 +580,7 @@ class ClassRoom:
             victims_by_class=answer.victims_by_class,
             apps_hit=len(answer.apps_hit),
             pdbs_exceeded=len(answer.pdbs_exceeded),
+            unplaced_why=reasons[0].message if reasons else "",
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -517,16 +595,19 @@ class ClassRoom:
             "victims_by_class": dict(self.victims_by_class),
             "apps_hit": self.apps_hit,
             "pdbs_exceeded": self.pdbs_exceeded,
+            "unplaced_why": self.unplaced_why,
         }
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> ClassRoom:
-        return cls(**{k: d[k] for k in cls.__dataclass_fields__})
+        # A row stored before unplaced_why was kept reads back without it.
+        return cls(**{k: d[k] for k in cls.__dataclass_fields__ if k in d})
 
 
 @dataclass(frozen=True)
 class RoomByClass:
-    """The table: one row per user PriorityClass, highest value first."""
+    """The table: one row per user PriorityClass, highest value first, then the row of
+    the pods that name no class (when no class is the globalDefault)."""
 
     size: Size
     limit: int
@@ -557,6 +638,17 @@ def user_classes(cluster: Cluster) -> list[str]:
     ]
 
 
+def room_tiers(cluster: Cluster) -> list[str | None]:
+    """The tiers the by-class table asks about: every user class, highest value first,
+    then, unless a class is the globalDefault, the pods that name none (None): admission
+    gives those priority 0, so they are a tier of their own, the only one a cluster
+    without classes of its own has."""
+    tiers: list[str | None] = list(user_classes(cluster))
+    if cluster.resolver.default is None:
+        tiers.append(None)
+    return tiers
+
+
 def capacity_by_class(
     cluster: Cluster | list[dict[str, Any]] | dict[str, Any],
     cpu: str,
@@ -568,7 +660,8 @@ def capacity_by_class(
     priority_classes: Sequence[Mapping[str, Any]] = (),
     scheduler_config: SchedulerConfigInput | None = None,
 ) -> RoomByClass:
-    """:func:`capacity` of one pod of ``cpu`` and ``memory`` in each user PriorityClass."""
+    """:func:`capacity` of one pod of ``cpu`` and ``memory`` in each user PriorityClass,
+    and naming no class when no class is the globalDefault (:func:`room_tiers`)."""
     size = Size(cpu, memory).check()
     limit = check_limit(limit)
     base = cluster if isinstance(cluster, Cluster) else load_cluster(cluster)
@@ -584,7 +677,7 @@ def capacity_by_class(
                 scheduler_config=scheduler_config,
             )
         )
-        for name in user_classes(base)
+        for name in room_tiers(base)
     )
     return RoomByClass(size=size, limit=limit, rows=rows)
 
@@ -599,6 +692,7 @@ __all__ = [
     "RoomByClass",
     "Size",
     "Template",
+    "Unplaced",
     "Victim",
     "capacity",
     "capacity_by_class",
@@ -606,5 +700,6 @@ __all__ = [
     "read_run",
     "replica_set_of",
     "room_pod",
+    "room_tiers",
     "user_classes",
 ]

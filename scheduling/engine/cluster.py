@@ -11,20 +11,18 @@ import copy
 import gc
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .collector import collector_paused
 from .errors import InvalidInput
 from .objects import PDB, Node, Pod, PriorityClass, ResourceQuota, is_mapping
 from .priority import (
+    HypotheticalClass,
     MissingClassPod,
     PriorityResolver,
     class_warnings,
     missing_class_warnings,
 )
-
-if TYPE_CHECKING:
-    from .explanation import HypotheticalClass
 
 # The default profile's schedulerName: the only pods whose nominations it keeps.
 DEFAULT_SCHEDULER_NAME = "default-scheduler"

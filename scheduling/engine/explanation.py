@@ -17,6 +17,7 @@ import msgspec
 from .framework import Code
 from .preemption.candidate import Criterion
 from .preemption.victims import ERR_NO_VICTIMS, NOT_ELIGIBLE_NEVER
+from .priority import HypotheticalClass
 from .profile.profile_map import DEFAULT_PROFILE_REF, SchedulerProfileRef
 from .schedule import HostSelection
 
@@ -270,36 +271,6 @@ class InputNotice(Struct):
     value: str
     effect: InputEffect
     why: str
-
-
-class HypotheticalClass(Struct):
-    """A PriorityClass a what-if carried, applied for that run only: a new class, or a
-    new value for a snapshot's class (``replaces``: the snapshot's value, else None)."""
-
-    name: str
-    value: int
-    preemption_policy: str
-    global_default: bool = False
-    replaces: int | None = None
-
-    def to_contract(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "value": self.value,
-            "preemption_policy": self.preemption_policy,
-            "global_default": self.global_default,
-            "replaces": self.replaces,
-        }
-
-    @classmethod
-    def from_contract(cls, data: Mapping[str, Any]) -> HypotheticalClass:
-        return cls(
-            name=str(data["name"]),
-            value=int(data["value"]),
-            preemption_policy=str(data["preemption_policy"]),
-            global_default=bool(data.get("global_default")),
-            replaces=None if data.get("replaces") is None else int(data["replaces"]),
-        )
 
 
 class Explanation(Struct, kw_only=True):

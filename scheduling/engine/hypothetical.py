@@ -28,11 +28,11 @@ from typing import Any
 
 from .cluster import Cluster
 from .errors import InvalidInput
-from .explanation import HypotheticalClass
 from .objects import PriorityClass
 from .priority import (
     HIGHEST_USER_DEFINABLE_PRIORITY,
     SYSTEM_PRIORITY_CLASS_PREFIX,
+    HypotheticalClass,
     PriorityResolver,
     builtin_classes,
 )

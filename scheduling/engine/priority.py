@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
+
+import msgspec
 
 from .errors import InvalidInput
 from .objects import PREEMPT_LOWER_PRIORITY, Pod, PriorityClass
@@ -194,3 +197,33 @@ def class_warnings(classes: list[PriorityClass], *, pods_without_priority: int) 
                 f"PriorityClass {c.name} uses the reserved prefix {SYSTEM_PRIORITY_CLASS_PREFIX!r}"
             )
     return warnings
+
+
+class HypotheticalClass(msgspec.Struct, kw_only=True, omit_defaults=False):
+    """A PriorityClass a what-if carried, applied for that run only: a new class, or a
+    new value for a snapshot's class (``replaces``: the snapshot's value, else None)."""
+
+    name: str
+    value: int
+    preemption_policy: str
+    global_default: bool = False
+    replaces: int | None = None
+
+    def to_contract(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "value": self.value,
+            "preemption_policy": self.preemption_policy,
+            "global_default": self.global_default,
+            "replaces": self.replaces,
+        }
+
+    @classmethod
+    def from_contract(cls, data: Mapping[str, Any]) -> HypotheticalClass:
+        return cls(
+            name=str(data["name"]),
+            value=int(data["value"]),
+            preemption_policy=str(data["preemption_policy"]),
+            global_default=bool(data.get("global_default")),
+            replaces=None if data.get("replaces") is None else int(data["replaces"]),
+        )

@@ -18,7 +18,6 @@ from .explanation import (
     CannotHelp,
     Explanation,
     FilterSampling,
-    HypotheticalClass,
     InputNotice,
     NodeResources,
     NodeScores,
@@ -38,6 +37,7 @@ from .framework import Status
 from .objects import Pod
 from .preemption.candidate import Candidate
 from .preemption.evaluator import PreemptionResult
+from .priority import HypotheticalClass
 from .profile.profile_map import DEFAULT_PROFILE_REF, SchedulerProfileRef
 from .schedule import HostSelection
 

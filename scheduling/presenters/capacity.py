@@ -11,6 +11,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from scheduling.engine.capacity import Capacity, CurvePoint, Placement, RoomByClass
+from scheduling.engine.message import read_fit_error
 from scheduling.engine.quantity import size_words
 from scheduling.engine.words import join_names, plural
 from scheduling.presenters.workload import text_width
@@ -59,7 +60,11 @@ def capacity_sentence(answer: Capacity) -> str:
     elif answer.fit_now:
         parts.append("none more by preempting")
     if answer.unplaced:
-        parts.append(f"{answer.unplaced} cannot be placed within the limit of {answer.limit}")
+        left = f"{answer.unplaced} cannot be placed within the limit of {answer.limit}"
+        if answer.unplaced_reasons:
+            # kube-scheduler's own words for most of them: "0/4 nodes are available: ...".
+            left += f" ({answer.unplaced_reasons[0].filters})"
+        parts.append(left)
     else:
         parts.append(f"all {answer.limit} asked for were placed: raise the limit to find the end")
     sentence = "; ".join(parts)
@@ -75,16 +80,41 @@ def capacity_sentence(answer: Capacity) -> str:
 def room_sentence(table: RoomByClass) -> str:
     """The every-class table in one line, for the lists and the API's summary."""
     if not table.rows:
+        # Only a table stored before the no-class row was asked has no row.
         return "The snapshot has no PriorityClass of its users' own to compare."
     size = f"{table.size.cpu} CPU, {table.size.memory}"
     best = max(table.rows, key=lambda r: (r.fit_now + r.fit_by_preempting, r.value))
     placed = best.fit_now + best.fit_by_preempting
-    return (
-        f"Room for a {size} pod in {plural(len(table.rows), 'class', 'classes')}, up to "
-        f"{table.limit} replicas each: {best.fit_now} fit as the cluster stands; "
-        f"{best.priority_class} places the most, {placed} "
-        f"({best.fit_by_preempting} by preempting {plural(best.victims_total, 'pod')})"
-    )
+    classes = plural(sum(1 for r in table.rows if r.priority_class), "class", "classes")
+    if len(table.rows) == 1 and table.rows[0].priority_class is None:
+        # A cluster without classes of its own: the one tier is the default priority's.
+        sentence = (
+            f"Room for a {size} pod naming no class (priority {best.value}: the snapshot has "
+            f"no PriorityClass of its own), up to {table.limit} replicas: {best.fit_now} fit "
+            f"as the cluster stands, {best.fit_by_preempting} more by preempting"
+        )
+    else:
+        where = classes if table.rows[-1].priority_class else f"{classes} and with no class"
+        sentence = (
+            f"Room for a {size} pod in {where}, up to {table.limit} replicas each: "
+            f"{best.fit_now} fit as the cluster stands; {best.tier} places the most, "
+            f"{placed} ({best.fit_by_preempting} by preempting "
+            f"{plural(best.victims_total, 'pod')})"
+        )
+    if best.unplaced and best.unplaced_why:
+        read = read_fit_error(best.unplaced_why)
+        sentence += f"; {best.unplaced} left ({read.filters if read else best.unplaced_why})"
+    return sentence
+
+
+def room_unplaced(table: RoomByClass) -> list[tuple[list[str], str]]:
+    """The by-class table's reasons for the replicas left: each FailedScheduling message
+    with the tiers whose replicas most ended on it, in the table's order."""
+    tiers: dict[str, list[str]] = {}
+    for r in table.rows:
+        if r.unplaced and r.unplaced_why:
+            tiers.setdefault(r.unplaced_why, []).append(r.tier)
+    return [(names, message) for message, names in tiers.items()]
 
 
 def stop_text(answer: Capacity) -> str:

@@ -164,5 +164,10 @@ def render_capacity_text(answer: Capacity) -> str:
         )
     if answer.pdbs_exceeded:
         lines += ["", "Taken past their budget: " + ", ".join(answer.pdbs_exceeded)]
+    if answer.unplaced_reasons:
+        lines += ["", f"Cannot be placed ({answer.unplaced}), kube-scheduler's FailedScheduling:"]
+        lines += [
+            f"  {plural(u.replicas, 'replica')}: {u.message}" for u in answer.unplaced_reasons
+        ]
     # Names come from files this report did not write: none may start a line of its own.
     return "\n".join(plain(line) for line in lines) + "\n"

@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from advice.models import Advice
 from clusters.services import snapshot_load_demo
-from config.reconciler import reconcile
+from operations.reconciler import reconcile
 from tests.planning.conftest import demo_pod, run_pod
 
 pytestmark = pytest.mark.worker

@@ -16,7 +16,7 @@ from django.test import Client
 from clusters.demo import demo_cat3_pod
 from clusters.services import snapshot_load_demo
 from config import views as config_views
-from config.middleware import CONTENT_SECURITY_POLICY
+from operations.middleware import CONTENT_SECURITY_POLICY
 from scheduling import services
 from scheduling.models import Analysis
 from tests.config.served import ROOT

@@ -116,7 +116,7 @@ def test_take_now_without_javascript_redirects_back(
 def test_a_broker_that_is_down_is_said(
     demo_cluster: Cluster, owner_client: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from config.faults import BrokerUnavailable
+    from operations.faults import BrokerUnavailable
 
     def down(*, cluster: Cluster) -> None:
         raise BrokerUnavailable()

@@ -22,6 +22,7 @@ from scheduling.engine.capacity import (
 )
 from scheduling.engine.workload import expand_workload
 from tests.engine.builders import make_node, make_pdb, make_pod, make_priority_class
+from tests.fixtures.eks_like import eks_like, small_pod
 
 
 def _classes() -> list[dict[str, Any]]:
@@ -303,3 +304,77 @@ def test_a_victim_without_a_class_is_counted_under_its_value() -> None:
     answer = capacity(items, _template("low"), limit=1)
     assert answer.victims_by_class == {"priority 5": 1}
     assert answer.curve[0].victims_by_class == {"priority 5": 1}
+
+
+# Why the replicas left cannot be placed ---------------------------------------------------
+
+
+def test_the_replicas_left_say_why_in_kube_schedulers_words() -> None:
+    # tests/fixtures/eks_like.py: four t3.small nodes with 11 pod slots each. The first
+    # two hold 8 pods (aws-node, kube-proxy, coredns, five users'), the others 7: slots for
+    # 3 + 3 + 4 + 4 replicas; the last node's users' pods leave it 2000m - 25m - 100m -
+    # 5 x 350m = 125m of cpu, two 50m replicas. So 12 fit, and the 38 left each end on
+    # NodeResourcesFit's "Too many pods" on three nodes and "Insufficient cpu" on the last.
+    # No class: priority 0 preempts nothing, so preemption finds no victims anywhere.
+    answer = capacity(eks_like(), small_pod(), limit=50)
+    assert (answer.fit_now, answer.fit_by_preempting, answer.unplaced) == (12, 0, 38)
+    assert len(answer.unplaced_reasons) == 1
+    why = answer.unplaced_reasons[0]
+    assert why.replicas == 38 and why.nodes == 4
+    assert dict(why.reasons) == {"Too many pods": 3, "Insufficient cpu": 1}
+    assert why.filters == "0/4 nodes are available: 1 Insufficient cpu, 3 Too many pods"
+    assert why.preemption == (
+        "0/4 nodes are available: 4 No preemption victims found for incoming pod."
+    )
+    assert why.message.startswith(why.filters + ". ")
+    body = answer.to_dict()
+    assert body["unplaced_reasons"][0]["reasons"] == [
+        {"reason": "Insufficient cpu", "nodes": 1},
+        {"reason": "Too many pods", "nodes": 3},
+    ]
+    assert Capacity.from_dict(body) == answer
+    # An answer stored before the reasons were kept reads back without them.
+    del body["unplaced_reasons"]
+    assert Capacity.from_dict(body).unplaced_reasons == ()
+
+
+def test_every_replica_placed_leaves_no_reason() -> None:
+    answer = capacity(eks_like(), small_pod(), limit=12)
+    assert answer.unplaced == 0 and answer.unplaced_reasons == ()
+
+
+def test_the_reasons_group_the_replicas_by_their_last_message() -> None:
+    # Within the limit every replica left is counted once, under one message or another.
+    for limit in (13, 20, 50):
+        answer = capacity(_three_nodes(), _template("low"), limit=limit)
+        assert sum(u.replicas for u in answer.unplaced_reasons) == answer.unplaced
+        assert all(u.message and u.nodes == 3 for u in answer.unplaced_reasons)
+
+
+def test_a_cluster_without_classes_of_its_own_has_the_no_class_row() -> None:
+    # The EKS shape: only the two built-in classes, no globalDefault, so a pod naming no
+    # class runs at 0, the one tier the table has.
+    table = capacity_by_class(eks_like(), "50m", "64Mi", limit=50)
+    assert len(table.rows) == 1
+    row = table.rows[0]
+    assert (row.priority_class, row.value, row.tier) == (None, 0, "(no class) priority 0")
+    assert (row.fit_now, row.fit_by_preempting, row.unplaced) == (12, 0, 38)
+    assert row.unplaced_why.startswith(
+        "0/4 nodes are available: 1 Insufficient cpu, 3 Too many pods."
+    )
+    assert table.to_dict()["classes"][0]["priority_class"] is None
+    assert RoomByClass.from_dict(table.to_dict()) == table
+
+
+def test_the_no_class_row_follows_the_classes_unless_one_is_the_global_default() -> None:
+    # _three_nodes has four classes and no globalDefault: five rows, the default last.
+    table = capacity_by_class(_three_nodes(), "1", "1Gi", limit=3)
+    assert [r.priority_class for r in table.rows] == ["high", "polite", "mid", "low", None]
+    # With "low" the globalDefault, a pod naming no class runs in it: its row says it.
+    items = [
+        *(c for c in _three_nodes() if c["kind"] != "PriorityClass"),
+        make_priority_class("low", 100, global_default=True),
+        make_priority_class("high", 10_000),
+    ]
+    table = capacity_by_class(items, "1", "1Gi", limit=3)
+    assert [r.priority_class for r in table.rows] == ["high", "low"]

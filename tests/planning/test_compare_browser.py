@@ -129,8 +129,9 @@ def test_the_room_per_tier_before_and_after_a_new_class_on_a_real_cluster(
     )
     assert after.room is not None and before.room is not None
     rows = {r.priority_class: r for r in after.room.rows}
-    assert list(rows) == ["openshift-user-critical", "cat-3", "medium"]
-    assert before.room.rows == (rows["openshift-user-critical"], rows["medium"])
+    # No class is the globalDefault: pods naming none (priority 0) are a row of their own.
+    assert list(rows) == ["openshift-user-critical", "cat-3", "medium", None]
+    assert before.room.rows == (rows["openshift-user-critical"], rows["medium"], rows[None])
     new = rows["cat-3"]
     # The engine's own table: 7 fit in the free room, 2 more by preempting 6 pods.
     assert (new.fit_now, new.fit_by_preempting, new.victims_total) == (7, 2, 6)
@@ -143,12 +144,12 @@ def test_the_room_per_tier_before_and_after_a_new_class_on_a_real_cluster(
     _fits_the_window(page, "compare-capacity-ocp-aws")
     assert page.locator("#sentence").inner_text() == (
         "B adds cat-3: 9 replicas of 1 CPU / 2Gi fit, preempting 6 pods; "
-        "the other 2 classes are unchanged."
+        "the other 3 classes are unchanged."
     )
     # The sentence is the first thing the answer says: above the tables.
     top = page.locator("#sentence").bounding_box()["y"]
     assert top < page.locator("#side-by-side").bounding_box()["y"]
-    assert page.locator("#room tbody tr").count() == 3
+    assert page.locator("#room tbody tr").count() == 4
     assert page.locator("#room-2").get_attribute("class") == "differs"
     assert page.locator("#room-2 td").all_inner_texts() == [
         "cat-3",

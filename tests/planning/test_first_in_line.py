@@ -20,7 +20,7 @@ from clusters.models import Snapshot
 from clusters.services import snapshot_create_from_objects
 from planning.first_in_line import first_in_line_request, ranking_line
 from planning.models import FirstInLineRanking
-from planning.pictures import first_in_line_svg
+from planning.pictures import app_label, app_labels, first_in_line_svg
 from planning.services import plan_cache_clear
 from scheduling.engine.plan.first_in_line import AppInLine, FirstHit, FirstInLine
 from scheduling.reports import gates
@@ -142,7 +142,7 @@ def test_manage_py_plan_adds_the_ranking_in_every_format(tmp_path: Path, capsys:
     ]
     call_command("plan", snapshot, "--first-in-line", "--fail-on", "never")
     text = capsys.readouterr().out
-    assert "First in line: probe pods of 1 cpu / 2Gi" in text
+    assert "First in line: probe pods of 1 CPU / 2Gi" in text
     # Blue absorbs one 1-CPU, 2Gi probe before its pod on node-5 goes.
     blue = next(line for line in text.splitlines() if "Deployment default/blue" in line)
     assert blue.split()[:1] == ["2"] and "replica 2 on node-5" in blue
@@ -280,10 +280,12 @@ def test_the_picture_draws_thirty_apps_names_of_forty_characters_whole() -> None
     apps.append(_app("DaemonSet kube-system/top", None, reachable=False))
     svg = str(first_in_line_svg(_line(apps)))
     assert svg.count("<g class=") == 30
-    assert f">{forty}</text>" in svg
-    # Longer than 44 characters: cut in the middle, whole in the tooltip.
-    assert f"<title>{sixty} " in svg and f">{sixty}</text>" not in svg
-    assert ">Deployment team-b/yyyy" in svg and "…" in svg
+    # Labelled "namespace/name" (the kind is in the tooltip): 29 characters, whole.
+    assert f">team-a/{'x' * 22}</text>" in svg and f"<title>{forty} " in svg
+    # "team-b/" and 42 more: past 44 characters the name loses its front, never the
+    # namespace; whole in the tooltip.
+    assert f"<title>{sixty} " in svg and f">team-b/{'y' * 42}</text>" not in svg
+    assert f">team-b/…{'y' * 36}</text>" in svg
     # Beyond the limit: a full, hatched bar and its words.
     far = svg[svg.index('<g class="beyond">') :]
     assert 'width="460"' in far.split("</g>")[0] and "&gt; 50</text>" in far.split("</g>")[0]
@@ -372,3 +374,37 @@ def test_the_snapshots_scheduler_configuration_reaches_the_plan(
     ).json()
     assert "preemption-disabled" not in [f["rule"] for f in body["findings"]]
     assert body["first_in_line"][0]["first_hit"]["node"] == "node-5"
+
+
+@pytest.mark.parametrize(
+    ("app", "label"),
+    [
+        ("Deployment shop/cart", "shop/cart"),
+        # The brief's own: the namespace whole, the name's end from a word's edge.
+        (
+            "Deployment openshift-monitoring/cluster-monitoring-operator",
+            "openshift-monitoring/…-monitoring-operator",
+        ),
+        # A namespace longer than the room left: 16 characters of the name's end, at least.
+        (
+            "Deployment openshift-cluster-node-tuning-operator/cluster-node-tuning-operator",
+            "openshift-cluster-node-tuning-operator/…-tuning-operator",
+        ),
+        # No word's edge near the cut: it stays where it falls, 44 characters in all.
+        ("Pod ns/" + "a" * 50, "ns/…" + "a" * 40),
+    ],
+)
+def test_an_app_label_keeps_the_namespace_and_the_names_end(app: str, label: str) -> None:
+    assert app_label(app) == label
+
+
+def test_labels_that_would_read_the_same_keep_more_of_their_ends() -> None:
+    a = "Deployment openshift-cluster-storage-operator/cluster-storage-operator"
+    b = "Deployment openshift-cluster-storage-operator/csi-snapshot-controller-operator"
+    c = "Deployment openshift-cluster-storage-operator/vsphere-problem-detector-operator"
+    assert app_label(b, least=9) == app_label(c, least=9)
+    labels = app_labels([a, b, c])
+    assert len(set(labels.values())) == 3
+    for app, label in labels.items():
+        assert label.startswith("openshift-cluster-storage-operator/…")
+        assert app.endswith(label.split("…")[1])

@@ -72,8 +72,11 @@ def test_the_plan_lists_every_class_with_its_pods_and_the_audit(
     # Findings come in the rules' order.
     assert [RULE_IDS.index(r) for r in rules] == sorted(RULE_IDS.index(r) for r in rules)
     assert body["summary"] == {
-        s: sum(1 for f in body["findings"] if f["severity"] == s)
-        for s in ("error", "warning", "info")
+        **{
+            s: sum(1 for f in body["findings"] if f["severity"] == s)
+            for s in ("error", "warning", "info")
+        },
+        "operator_owned": sum(1 for f in body["findings"] if f["operator_owned"]),
     }
     # The demo has a globalDefault, the lowest user class: no finding says otherwise.
     assert "no-global-default" not in rules and "global-default-not-lowest" not in rules

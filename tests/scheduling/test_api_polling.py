@@ -81,7 +81,7 @@ def test_a_stranger_gets_a_404_even_from_the_cache(
 def test_the_result_page_body_is_rendered_once_and_the_page_around_it_per_viewer(
     owner_client: Any, done: Analysis
 ) -> None:
-    from scheduling import views
+    from scheduling.views import results as views
 
     shared_link = services.share_link_create(analysis=done)
     first = owner_client.get(f"/analyses/{done.pk}/").content.decode()

@@ -49,7 +49,8 @@ def test_how_many_fit_from_the_what_if_form(
         assert outcome.inner_text() == (
             "No replica of this 1 CPU, 2Gi cat-3 pod fits as the cluster stands; 14 fit by "
             "preempting 14 pods of cat-1 and cat-2, exceeding 4 PDBs; 6 cannot be placed "
-            "within the limit of 20"
+            "within the limit of 20 (0/5 nodes are available: 4 Insufficient memory, "
+            "5 Insufficient cpu)"
         )
         facts = {
             d.get_attribute("data-fact"): d.inner_text()

@@ -15,7 +15,7 @@ from scheduling.constants import CANDIDATES_PER_PAGE, AnalysisStatus
 from scheduling.engine import analyze
 from scheduling.models import Analysis
 from scheduling.reports.text import render_text
-from scheduling.views import result_context
+from scheduling.views.contexts import result_context
 
 VECTORS = sorted((Path(__file__).parents[1] / "conformance" / "vectors").glob("*.json"))
 

@@ -20,7 +20,7 @@ from django.utils import timezone
 from clusters.constants import SnapshotStatus
 from clusters.models import Snapshot
 from config.celery import app
-from config.reconciler import broker_queue_size, reconcile
+from operations.reconciler import broker_queue_size, reconcile
 from scheduling.constants import AnalysisStatus
 from scheduling.models import Analysis
 

@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 
 from clusters.constants import LAST_APPLIED_ANNOTATION
 from clusters.demo import demo_cat3_pod
-from config.input_limits import TOTAL_ANNOTATION_SIZE_LIMIT_B
+from operations.input_limits import TOTAL_ANNOTATION_SIZE_LIMIT_B
 from preemptlab import cli
 from scheduling import services
 from scheduling.models import Analysis

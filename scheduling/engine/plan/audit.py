@@ -10,6 +10,7 @@ from ..collector import collector_paused
 from .context import audit_context
 from .finding import Finding
 from .index import PlanIndex, plan_index
+from .owned import operator_owned
 from .rules import RULE_IDS, RULES
 
 _ORDER = {rule: i for i, rule in enumerate(RULE_IDS)}
@@ -21,7 +22,8 @@ def audit(
     critical_classes: Collection[str] = (),
     scheduler_config: dict[str, Any] | None = None,
 ) -> list[Finding]:
-    """Every finding of every rule, in rule order (RULE_IDS), then by objects.
+    """Every finding of every rule, in rule order (RULE_IDS), then by objects; those
+    whose object the platform's operators own (plan/owned.py) are notes, listed last.
 
     ``critical_classes`` names the business-critical tier; left empty, it is the top
     user class(es) by value that pods use (when pods use at least two user values).
@@ -42,5 +44,10 @@ def audit_of(
     ctx = audit_context(index, critical_classes, scheduler_config)
     with collector_paused():
         findings = [rule.finding(draft) for rule in RULES for draft in rule.check(ctx)]
-    findings.sort(key=lambda f: (_ORDER[f.rule], f.objects))
+    for i, f in enumerate(findings):
+        sentence = operator_owned(index, f.objects)
+        if sentence is not None:
+            findings[i] = f.owned(sentence)
+    # The user's own findings first: those about the operators' objects after them.
+    findings.sort(key=lambda f: (f.operator_owned is not None, _ORDER[f.rule], f.objects))
     return findings

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -29,7 +29,11 @@ PRIORITY_API_DESIGN = "the priority API design, pod-priority-api.md"
 class Finding:
     """One thing the audit found: which rule, how serious, the objects it is about
     ("Kind namespace/name", or "Kind name" when cluster-scoped), why it matters and a
-    YAML snippet that fixes it."""
+    YAML snippet that fixes it.
+
+    ``operator_owned``: when the object the fix would edit is one the platform's
+    operators own (plan/owned.py), the sentence saying so and what to do instead; the
+    finding is then a note (INFO) without a fix, since the operator reverts the edit."""
 
     rule: str
     severity: str
@@ -37,6 +41,7 @@ class Finding:
     objects: tuple[str, ...]
     why: str
     fix: str
+    operator_owned: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -46,7 +51,12 @@ class Finding:
             "objects": list(self.objects),
             "why": self.why,
             "fix": self.fix,
+            "operator_owned": self.operator_owned,
         }
+
+    def owned(self, sentence: str) -> Finding:
+        """This finding about an operator's object: a note, its fix left out."""
+        return replace(self, severity=INFO, fix="", operator_owned=sentence)
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,13 +47,19 @@ def fits_request(
     requests: list[tuple[str, int]], node_info: NodeInfo
 ) -> list[InsufficientResource]:
     """noderesources.fitsRequest: every resource the node lacks, in the scheduler's order."""
+    return fits_request_on(
+        requests, node_info.node.allocatable, len(node_info.pods), node_info.requested
+    )
+
+
+def fits_request_on(
+    requests: list[tuple[str, int]], alloc: dict[str, int], n: int, used: dict[str, int]
+) -> list[InsufficientResource]:
+    """fits_request on a node of ``alloc`` holding ``n`` pods that request ``used``."""
     out: list[InsufficientResource] = []
-    alloc = node_info.node.allocatable
     allowed = alloc.get(PODS, 0)
-    n = len(node_info.pods)
     if n + 1 > allowed:
         out.append(InsufficientResource(PODS, "Too many pods", 1, n, allowed, False))
-    used = node_info.requested
     for name, want in requests:
         cap = alloc.get(name, 0)
         have = used.get(name, 0)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..objects import Pod
 from .victims import Victims
@@ -83,6 +84,8 @@ class Candidate:
     node: str
     victims: Victims
     eliminated_by: Criterion | None = None
+    # criteria_key's answer, with the criteria it was for (sampling and ranking both ask).
+    keyed: tuple[object, tuple[int, ...]] | None = field(default=None, repr=False, compare=False)
 
     @property
     def highest_priority(self) -> int:
@@ -101,8 +104,7 @@ class Candidate:
         return victim_summary(self.victims).earliest_start
 
 
-@dataclass(frozen=True)
-class VictimSummary:
+class VictimSummary(NamedTuple):
     priority_sum: int
     offset_priority_sum: int  # the sum pickOneNodeForPreemption compares (2^31 added per pod)
     earliest_start_ns: int
@@ -115,7 +117,7 @@ def victim_summary(victims: Victims) -> VictimSummary:
     if isinstance(got, VictimSummary):
         return got
     pods = victims.pods
-    total = sum(p.priority for p in pods)
+    total = sum([p.priority for p in pods])
     start_ns, start = earliest_pod_start_time(pods)
     summary = VictimSummary(total, total + INT32_OFFSET * len(pods), start_ns, start)
     victims.summary = summary
@@ -155,7 +157,24 @@ def criteria_key(
     """The candidate's scores, negated: pickOneNodeForPreemption keeps, criterion after
     criterion, the candidates of the best score, so the ones it ends with are those of
     the least key (compared as tuples), whatever the others are."""
-    return tuple(-score(candidate) for _, score in criteria)
+    keyed = candidate.keyed
+    if keyed is not None and keyed[0] is criteria:
+        return keyed[1]
+    if criteria is CRITERIA:
+        # The same five numbers as the scores give, read directly (thousands of candidates).
+        victims = candidate.victims
+        summary = victim_summary(victims)
+        key: tuple[int, ...] = (
+            victims.num_pdb_violations,
+            victims.pods[0].priority,
+            summary.offset_priority_sum,
+            len(victims.pods),
+            -summary.earliest_start_ns,
+        )
+    else:
+        key = tuple(-score(candidate) for _, score in criteria)
+    candidate.keyed = (criteria, key)
+    return key
 
 
 def pick_one_node_for_preemption(
@@ -194,6 +213,6 @@ def rank_candidates(
         stage[crit] = i
 
     def key(c: Candidate) -> tuple[int, tuple[int, ...], str]:
-        return (-stage[c.eliminated_by], tuple(-f(c) for _, f in criteria), c.node)
+        return (-stage[c.eliminated_by], criteria_key(c, criteria), c.node)
 
     return sorted(candidates, key=key)

@@ -16,6 +16,7 @@ from .interface import ScoreFunc
 from .victims import (
     ERR_NO_VICTIMS,
     NOT_ELIGIBLE_NEVER,
+    IntegerSelection,
     Victims,
     importance_key,
     is_preemption_allowed,
@@ -68,6 +69,9 @@ class DefaultPreemption:
 
     def __init__(self, fw: Framework) -> None:
         self.fw = fw
+        # The dry run's pod and cycle, and how it selects victims there: a dry run asks
+        # for every potential node in turn, with the same pod and state.
+        self._selecting: tuple[CycleState, Pod, IntegerSelection | None] | None = None
 
     def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]:
         """The real offset is random; the engine starts at the first node (it dry-runs
@@ -92,10 +96,13 @@ class DefaultPreemption:
     def select_victims_on_node(
         self, state: CycleState, pod: Pod, node_info: NodeInfo
     ) -> tuple[Victims | None, Status]:
-        fast = self.resources_only(state)
-        return select_victims_on_node(
-            self.fw, state if fast else state.clone(), pod, node_info, fast
-        )
+        selecting = self._selecting
+        if selecting is None or selecting[0] is not state or selecting[1] is not pod:
+            fast = IntegerSelection(self.fw, pod) if self.resources_only(state) else None
+            selecting = self._selecting = (state, pod, fast)
+        if selecting[2] is not None:
+            return selecting[2].select(node_info)
+        return select_victims_on_node(self.fw, state.clone(), pod, node_info, False)
 
     def ordered_score_funcs(self) -> Sequence[tuple[Criterion, ScoreFunc]]:
         return CRITERIA

@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from .candidate import Candidate, Criterion, criteria_key
 
 Key = tuple[tuple[int, ...], str]
@@ -71,26 +73,22 @@ class _Windows:
 
 
 class _RangeBest:
-    """The best key of any range of a list, in O(1) after an O(m log m) build."""
+    """The least of any range of a list of integers, in O(1) after an O(m log m) build
+    (a sparse table: row k holds the least of each run of 2^k, built by numpy)."""
 
-    def __init__(self, keys: list[Key]) -> None:
-        self.keys = keys
-        self.table = [list(range(len(keys)))]
+    def __init__(self, values: list[int]) -> None:
+        row = np.asarray(values, dtype=np.int64)
+        self.table = [values]
         span = 1
-        while 2 * span <= len(keys):
-            prev = self.table[-1]
-            row = []
-            for i in range(len(keys) - 2 * span + 1):
-                a, b = prev[i], prev[i + span]
-                row.append(a if keys[a] <= keys[b] else b)
-            self.table.append(row)
+        while 2 * span <= len(values):
+            row = np.minimum(row[:-span], row[span:])
+            self.table.append(row.tolist())
             span *= 2
 
     def best(self, lo: int, hi: int) -> int:
         level = (hi - lo + 1).bit_length() - 1
         row = self.table[level]
-        a, b = row[lo], row[hi - (1 << level) + 1]
-        return a if self.keys[a] <= self.keys[b] else b
+        return min(row[lo], row[hi - (1 << level) + 1])
 
 
 def nomination_shares(
@@ -107,8 +105,14 @@ def nomination_shares(
     m = len(candidates)
     if m == 0:
         return []
-    keys: list[Key] = [(criteria_key(c, criteria), c.node) for c in candidates] * 2
-    best = _RangeBest(keys)
+    # Each candidate's place in pickOneNodeForPreemption's order (its key, then its name:
+    # the node this tool takes from a tie), so that windows compare integers.
+    keys: list[Key] = [(criteria_key(c, criteria), c.node) for c in candidates]
+    by_rank = sorted(range(m), key=keys.__getitem__)
+    rank = [0] * m
+    for r, i in enumerate(by_rank):
+        rank[i] = r
+    best = _RangeBest(rank * 2)
     windows = _Windows([c.victims.num_pdb_violations > 0 for c in candidates], want)
     counts: dict[str, int] = {}
     for j in range(m):
@@ -116,7 +120,7 @@ def nomination_shares(
         gap = positions[j] - positions[j - 1] if j else positions[0] - positions[-1] + num_potential
         if m == 1:
             gap = num_potential
-        node = candidates[best.best(j, windows.end(j)) % m].node
+        node = candidates[by_rank[best.best(j, windows.end(j))]].node
         counts[node] = counts.get(node, 0) + gap
     return sorted(
         (SampledNomination(node, n, num_potential) for node, n in counts.items()),

@@ -89,7 +89,15 @@ def test_findings_are_plain_json_and_their_fixes_yaml() -> None:
     for f in audit(load_cluster(_messy())):
         data = f.to_dict()
         assert json.loads(json.dumps(data)) == data
-        assert set(data) == {"rule", "severity", "message", "objects", "why", "fix"}
+        assert set(data) == {
+            "rule",
+            "severity",
+            "message",
+            "objects",
+            "why",
+            "fix",
+            "operator_owned",
+        }
         assert isinstance(data["objects"], list)
         # Every fix parses, comments and all.
         list(yaml.safe_load_all(f.fix))

@@ -3,7 +3,7 @@ let an invalid label, namespace or template label through."""
 
 from __future__ import annotations
 
-from config import kube_names
+from clusters import kube_names
 
 
 def test_invalid_labels_are_refused_after_valid_ones_were_remembered() -> None:

@@ -114,7 +114,7 @@ View = TypeVar("View", bound=Callable[..., Any])
 
 def submission_body(view: View) -> View:
     """Marks a view that takes a what-if: its request body is held to the submission
-    limit (config.middleware.SubmissionBodyMiddleware) before anything reads it."""
+    limit (operations.middleware.SubmissionBodyMiddleware) before anything reads it."""
     view.submission_body = True  # type: ignore[attr-defined]
     return view
 

@@ -35,7 +35,7 @@ from django.db import close_old_connections, connection
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from config.faults import BrokerUnavailable
+from operations.faults import BrokerUnavailable
 
 log = logging.getLogger(__name__)
 

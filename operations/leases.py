@@ -4,7 +4,7 @@ The row is the truth about a piece of work (an analysis, a snapshot ingest);
 a broker message is only a wake-up. A task that starts the work *claims* the
 row: it writes its task id and a lease that expires a few seconds ahead, and
 renews the lease while it runs (a heartbeat thread). A worker that dies stops
-renewing; once the lease has expired, the reconciler (config/reconciler.py)
+renewing; once the lease has expired, the reconciler (operations/reconciler.py)
 queues the work again, and the next task claims it.
 
 A broker that redelivers the very message whose holder died (a killed pool

@@ -1,10 +1,10 @@
-"""config.recent.Recent: the one per-process memo of expensive answers."""
+"""operations.recent.Recent: the one per-process memo of expensive answers."""
 
 from __future__ import annotations
 
 import threading
 
-from config.recent import Recent
+from operations.recent import Recent
 
 
 def test_it_keeps_the_most_recently_asked_and_computes_a_miss_once() -> None:

@@ -15,9 +15,9 @@ from django.core.signals import got_request_exception
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
-from config.faults import DATABASE_UNAVAILABLE, BrokerUnavailable, is_database_fault
-from config.incidents import record_incident
-from config.input_limits import body_too_large
+from operations.faults import DATABASE_UNAVAILABLE, BrokerUnavailable, is_database_fault
+from operations.incidents import record_incident
+from operations.input_limits import body_too_large
 
 log = logging.getLogger(__name__)
 
@@ -200,7 +200,7 @@ class SubmissionBodyMiddleware:
     """A what-if's request body beyond PREEMPTLAB_SUBMISSION_MAX_BYTES is refused (400)
     before the CSRF check or DRF read it: Django's DATA_UPLOAD_MAX_MEMORY_SIZE is one
     number for every route, and the snapshot upload must keep taking large bodies.
-    The views that take a what-if carry config.input_limits.submission_body."""
+    The views that take a what-if carry operations.input_limits.submission_body."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
