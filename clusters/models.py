@@ -57,12 +57,27 @@ class Snapshot(LeasedWork):
     scheduler_config = models.JSONField(null=True, blank=True)
     scheduler_preset = models.CharField(max_length=64, blank=True, default="")
     scheduler_origin = models.CharField(max_length=300, blank=True, default="")
+    # The connected cluster it was read from (null: uploaded). A removed cluster leaves
+    # its snapshots as ordinary ones of their owner.
+    cluster = models.ForeignKey(
+        "connected.Cluster",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="snapshots",
+        db_index=False,  # the (cluster, -taken_at) index serves it
+    )
+    # The cluster's events of the hour before the read (connected clusters only), scrubbed:
+    # [{"type", "reason", "message", "namespace", "involved": {"kind", "namespace",
+    # "name", "uid"}, "source", "count", "first_at", "last_at"}], oldest first.
+    events = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ("-created", "-id")
         indexes = [
             models.Index(fields=["owner", "-created"], name="snapshot_owner_created"),
             models.Index(fields=["status", "enqueued_at"], name="snapshot_status_enqueued"),
+            models.Index(fields=["cluster", "-taken_at"], name="snapshot_cluster_taken"),
         ]
 
     def __str__(self) -> str:

@@ -81,10 +81,12 @@ INSTALLED_APPS = [
     "django_htmx",
     "django_celery_results",
     "operations",
+    "django_celery_beat",
     "clusters",
     "scheduling",
     "planning",
     "advice",
+    "connected",
 ]
 
 MIDDLEWARE = [

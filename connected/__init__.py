@@ -1,0 +1,1 @@
+"""Connected clusters: sources staff define, read on a schedule into ordinary snapshots."""
