@@ -7,7 +7,7 @@ kube-scheduler v1.35 writes one event per victim when it preempts
            "Preempted by pod %v on node %v", preemptor.UID, c.Name())
 
 so the event is ON the victim (core/v1 ``involvedObject``, events.k8s.io/v1
-``regarding``), its ``related`` object is the preemptor, and the note names the
+``regarding``, ``involved`` in a snapshot's stored events), its ``related`` object is the preemptor, and the note names the
 preemptor's UID and the node. Events are the cluster's own text and may be anything:
 an event that does not read exactly so, or names what no Kubernetes name can be, is
 left out (counted) rather than shown.
@@ -98,7 +98,14 @@ def _event_time(event: Mapping[str, Any]) -> datetime | None:
     candidates = [series.get("lastObservedTime") if isinstance(series, Mapping) else None]
     candidates += [
         event.get(k)
-        for k in ("eventTime", "lastTimestamp", "deprecatedLastTimestamp", "firstTimestamp")
+        for k in (
+            "last_at",  # a snapshot's stored form (clusters.models.Snapshot.events)
+            "eventTime",
+            "lastTimestamp",
+            "deprecatedLastTimestamp",
+            "first_at",
+            "firstTimestamp",
+        )
     ]
     meta = event.get("metadata")
     if isinstance(meta, Mapping):
@@ -129,7 +136,9 @@ def read_preemption(
     node = match["node"]
     if dns1123_subdomain_problem(node):
         return None
-    victim_ref = _pod_ref(event.get("regarding") or event.get("involvedObject"))
+    victim_ref = _pod_ref(
+        event.get("regarding") or event.get("involvedObject") or event.get("involved")
+    )
     if victim_ref is None:
         return None
     victim_key, victim_uid = victim_ref
