@@ -63,9 +63,10 @@ class FindingFacts:
 
     @property
     def short(self) -> str:
-        """ "shop/api: critical-app-without-pdb" (the object without its kind)."""
-        first = self.objects[0].split(" ", 1)[-1] if self.objects else ""
-        return f"{first}: {self.rule}" if first else self.rule
+        """ "missing-class on gone, shop/api" (its first objects, without their kinds)."""
+        names = [o.split(" ", 1)[-1] for o in self.objects[:NAMED_IN_SENTENCE]]
+        more = " …" if len(self.objects) > NAMED_IN_SENTENCE else ""
+        return f"{self.rule} on {', '.join(names)}{more}" if names else self.rule
 
 
 @dataclass(frozen=True, slots=True)
