@@ -13,7 +13,7 @@ from clusters.models import Snapshot
 from connected.models import Cluster
 from scheduling import cluster_cache
 from tests.clusters.builders import make_pdb, make_pod, make_priority_class, small_cluster
-from tests.scheduling.conftest import make_snapshot
+from tests.scheduling.conftest import make_snapshot, no_broker  # noqa: F401
 
 MONDAY = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
 TUESDAY = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
