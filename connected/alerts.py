@@ -19,6 +19,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 from django.utils import timezone
 
 from clusters.models import Snapshot
@@ -110,7 +111,7 @@ def payload(cluster: Cluster, alert: Alert) -> dict[str, Any]:
         "text": alert.text,
         "cluster": cluster.name,
         "kind": alert.kind,
-        "url": cluster.get_absolute_url(),
+        "path": reverse("connected_history:history", args=[cluster.pk]),
         **alert.details,
     }
 
