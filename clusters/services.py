@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -87,8 +87,10 @@ def snapshot_create(
     name: str,
     files: Sequence[UploadedFile],
     run_async: bool | None = None,
+    fields: Mapping[str, Any] | None = None,
 ) -> models.Snapshot:
-    """Create a snapshot from uploaded files and ingest it.
+    """Create a snapshot from uploaded files and ingest it (``fields``: more of the
+    snapshot's own, e.g. the connected cluster it was read from and its events).
 
     Small uploads are ingested now: the snapshot comes back ready, or
     SnapshotRejected is raised and nothing is kept. Large ones (or
@@ -114,6 +116,7 @@ def snapshot_create(
         total_bytes=total,
         status=SnapshotStatus.INGESTING,
         progress_note="Waiting for a worker" if run_async else "Reading",
+        **(fields or {}),
     )
     if not run_async:
         with unfinished_slot(owner=owner):  # an ingesting snapshot is unfinished work

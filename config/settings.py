@@ -236,6 +236,16 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 }
 CELERY_BROKER_CONNECTION_TIMEOUT = 3
 
+# Connected clusters (connected/): the kubectl the workers read them with and its
+# kubeconfig ("": kubectl's own default). No credential is kept in the database: a
+# cluster names a context of this kubeconfig, or in-cluster (the pod's ServiceAccount).
+# A read (each kubectl call) gives up after CONNECTED_READ_TIMEOUT seconds.
+CONNECTED_KUBECTL = env.str("CONNECTED_KUBECTL", default="kubectl")
+CONNECTED_KUBECONFIG = env.str("CONNECTED_KUBECONFIG", default="")
+CONNECTED_READ_TIMEOUT = env.int("CONNECTED_READ_TIMEOUT", default=120)
+# The schedules of connected clusters live in the database (django-celery-beat).
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+
 # Durable work (operations/leases.py, operations/reconciler.py): a task renews its lease
 # every quarter of PREEMPTLAB_LEASE_SECONDS; each worker reconciles the database
 # with the broker every PREEMPTLAB_RECONCILE_SECONDS and queues again what is

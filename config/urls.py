@@ -20,6 +20,8 @@ urlpatterns = [
     path("api/", include("scheduling.api.urls")),
     path("api/", include("planning.api.urls")),
     path("api/", include("advice.api.urls")),
+    path("api/", include("connected.api.urls")),
+    path("clusters/", include("connected.urls")),
     path("", include("scheduling.urls")),
     path("", include("planning.urls")),
     path("", include("advice.urls")),

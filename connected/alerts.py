@@ -19,7 +19,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.urls import reverse
 from django.utils import timezone
 
 from clusters.models import Snapshot
@@ -111,7 +110,7 @@ def payload(cluster: Cluster, alert: Alert) -> dict[str, Any]:
         "text": alert.text,
         "cluster": cluster.name,
         "kind": alert.kind,
-        "path": reverse("connected_history:history", args=[cluster.pk]),
+        "path": cluster.get_absolute_url(),
         **alert.details,
     }
 

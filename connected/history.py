@@ -21,9 +21,9 @@ from connected.drift import ClassFacts, Drift, FindingFacts, Side, drift
 from connected.history_models import ObservedPreemption, SnapshotDigest
 from connected.models import Cluster
 from connected.preemptions import PodFacts, PodLookup, Preemption, first_of, read_preemptions
+from operations.throttling import Busy
 from planning.models import FirstInLineRanking
 from planning.services import snapshot_plan
-from scheduling.budgets import Busy
 from scheduling.constants import AnalysisStatus
 from scheduling.engine.plan import ERROR, INFO, WARNING
 from scheduling.engine.plan.first_in_line import (
@@ -41,7 +41,7 @@ DEFAULT_PROBE = {
 }
 
 
-def cluster_snapshots(cluster: Cluster) -> Any:
+def ready_snapshots(cluster: Cluster) -> Any:
     """The cluster's ready snapshots, oldest first."""
     return (
         Snapshot.objects.filter(cluster=cluster, status="ready", taken_at__isnull=False)
@@ -228,7 +228,7 @@ def cluster_drift(before: Snapshot, after: Snapshot) -> ClusterDrift:
     """The drift from ``before`` to ``after`` (two snapshots of one cluster). Every snapshot
     of the cluster in between is digested first, so its events' preemptions count."""
     assert after.cluster is not None
-    between = cluster_snapshots(after.cluster).filter(
+    between = ready_snapshots(after.cluster).filter(
         taken_at__gt=before.taken_at, taken_at__lte=after.taken_at
     )
     for snapshot in between:

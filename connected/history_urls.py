@@ -7,7 +7,6 @@ from connected import history_views, metrics
 app_name = "connected_history"
 
 urlpatterns = [
-    path("clusters/<int:pk>/history/", history_views.cluster_history, name="history"),
     path("clusters/<int:pk>/drift/", history_views.cluster_drift_page, name="drift"),
     path(
         "clusters/<int:pk>/preemptions/<int:preemption>/explain/",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -15,9 +15,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from clusters.models import Snapshot
-from connected import explain
+from connected import explain, selectors
 from connected.charts import Series, line_chart
-from connected.history import ClusterDrift, cluster_drift, cluster_snapshots, ranked_apps
+from connected.history import ClusterDrift, cluster_drift, ranked_apps, ready_snapshots
 from connected.history_models import AlertDelivery, ObservedPreemption, SnapshotDigest
 from connected.models import Cluster
 from operations.faults import BrokerUnavailable
@@ -28,17 +28,8 @@ PREEMPTIONS_SHOWN = 50
 ALERTS_SHOWN = 30
 
 
-def readable_clusters(user: Any) -> QuerySet[Cluster]:
-    """Clusters the user may read: staff all; others their own and their teams'."""
-    if not user.is_authenticated:
-        return Cluster.objects.none()
-    if user.is_staff:
-        return Cluster.objects.all()
-    return Cluster.objects.filter(Q(owner=user) | Q(team__in=user.groups.all())).distinct()
-
-
 def cluster_for(user: Any, pk: int) -> Cluster:
-    return get_object_or_404(readable_clusters(user), pk=pk)
+    return selectors.cluster_get(user=user, cluster_id=pk)
 
 
 class DriftNotPossible(Exception):
@@ -54,7 +45,7 @@ def _snapshot_of(cluster: Cluster, raw: str | None, field: str) -> Snapshot | No
         pk = int(raw)
     except ValueError:
         raise DriftNotPossible(f"{field}: a snapshot id is a number.") from None
-    found = cluster_snapshots(cluster).filter(pk=pk).first()
+    found = ready_snapshots(cluster).filter(pk=pk).first()
     if found is None:
         raise DriftNotPossible(f"{field}: snapshot {pk} is no ready snapshot of {cluster.name}.")
     return found
@@ -64,7 +55,7 @@ def drift_for(cluster: Cluster, params: Any) -> ClusterDrift:
     """``from`` and ``to`` (snapshot ids); by default the latest against the one before."""
     after = _snapshot_of(cluster, params.get("to"), "to")
     before = _snapshot_of(cluster, params.get("from"), "from")
-    snapshots = cluster_snapshots(cluster)
+    snapshots = ready_snapshots(cluster)
     if after is None:
         after = snapshots.last()
     if after is None:
@@ -149,7 +140,7 @@ def history_context(cluster: Cluster) -> dict[str, Any]:
     """What the cluster page shows of its history (templates/connected/_history.html)."""
     from connected.history_tasks import snapshot_digest_task
 
-    snapshots = list(cluster_snapshots(cluster).order_by("-taken_at", "-id")[:HISTORY_SNAPSHOTS])
+    snapshots = list(ready_snapshots(cluster).order_by("-taken_at", "-id")[:HISTORY_SNAPSHOTS])
     snapshots.reverse()
     digests = {d.snapshot_id: d for d in SnapshotDigest.objects.filter(snapshot__in=snapshots)}
     missing = [s.pk for s in snapshots if s.pk not in digests]
@@ -178,11 +169,6 @@ def history_context(cluster: Cluster) -> dict[str, Any]:
 
 
 @login_required
-def cluster_history(request: HttpRequest, pk: int) -> HttpResponse:
-    return render(request, "connected/history.html", history_context(cluster_for(request.user, pk)))
-
-
-@login_required
 def cluster_drift_page(request: HttpRequest, pk: int) -> HttpResponse:
     cluster = cluster_for(request.user, pk)
     context: dict[str, Any] = {"cluster": cluster}
@@ -198,12 +184,11 @@ def cluster_drift_page(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def preemption_explain(request: HttpRequest, pk: int, preemption: int) -> HttpResponse:
-    row = get_object_or_404(
-        ObservedPreemption, cluster=cluster_for(request.user, pk), pk=preemption
-    )
+    cluster = cluster_for(request.user, pk)
+    row = get_object_or_404(ObservedPreemption, cluster=cluster, pk=preemption)
     try:
         analysis = explain.explain_create(row)
     except explain.NotExplainable as e:
-        context = history_context(row.cluster) | {"explain_problem": e.message}
-        return render(request, "connected/history.html", context, status=409)
+        messages.error(request, e.message)
+        return redirect(f"{cluster.get_absolute_url()}#preemptions")
     return redirect(analysis.get_absolute_url())

@@ -11,6 +11,8 @@ from django.contrib.auth.models import Group
 from django.db import models
 from django.urls import reverse
 
+from connected.every import format_every
+
 # The source that reads the cluster the worker runs in, with its ServiceAccount.
 IN_CLUSTER = "in-cluster"
 
@@ -57,6 +59,11 @@ class Cluster(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("connected:cluster-detail", args=[self.pk])
+
+    @property
+    def every(self) -> str:
+        """The schedule in words ("15m")."""
+        return format_every(self.schedule_seconds)
 
     @property
     def in_cluster(self) -> bool:

@@ -10,7 +10,8 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 # What a snapshot is made of: the upload format, `kubectl get <these> -A -o json`.
@@ -25,11 +26,18 @@ class KubeError(Exception):
 
 @dataclass(frozen=True)
 class Kubectl:
-    """The user's kubectl and which cluster it talks to (None: kubectl's own default)."""
+    """The user's kubectl and which cluster it talks to (None: kubectl's own default).
+
+    ``timeout`` (seconds) bounds each call, kubectl's own requests and the process;
+    ``env`` replaces kubectl's environment (a worker reading in-cluster hides any
+    kubeconfig so that kubectl takes the pod's ServiceAccount).
+    """
 
     kubectl: str = "kubectl"
     context: str | None = None
     kubeconfig: str | None = None
+    timeout: float | None = None
+    env: Mapping[str, str] | None = None
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Kubectl:
@@ -51,23 +59,38 @@ class Kubectl:
             cmd += ["--kubeconfig", self.kubeconfig]
         if self.context:
             cmd += ["--context", self.context]
+        if self.timeout:
+            cmd += [f"--request-timeout={int(self.timeout)}s"]
         return cmd
+
+    def _run(self, args: list[str], **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+        """kubectl ``args`` (read-only verbs only), bounded by ``timeout``."""
+        try:
+            return subprocess.run(  # type: ignore[call-overload, no-any-return]
+                [*self.command(), *args],
+                check=False,
+                timeout=self.timeout,
+                env=dict(self.env) if self.env is not None else None,
+                **kwargs,
+            )
+        except subprocess.TimeoutExpired:
+            raise KubeError(
+                f"the cluster did not answer within {self.timeout:g} s ({self.where})"
+            ) from None
 
     def read(
         self, path: Path, *, resources: tuple[str, ...] = RESOURCES, quiet: bool = False
     ) -> Path:
         """Writes the cluster's ``resources`` (a snapshot's four by default) to ``path``
         as kubectl prints them (one v1 List): streamed to disk, never held here."""
-        cmd = self.command()
         if not quiet:
             print(f"reading {', '.join(resources)} from {self.where}…", file=sys.stderr)
         t0 = time.monotonic()
         with path.open("wb") as out:
-            proc = subprocess.run(
-                [*cmd, "get", ",".join(resources), "--all-namespaces", "-o", "json"],
+            proc = self._run(
+                ["get", ",".join(resources), "--all-namespaces", "-o", "json"],
                 stdout=out,
                 stderr=subprocess.PIPE,
-                check=False,
             )
         if proc.returncode != 0:
             raise KubeError(explain_failure(proc.stderr.decode(errors="replace"), self.where))
@@ -87,13 +110,9 @@ class Kubectl:
         from scheduling.engine.profile.presets import OPENSHIFT_PROFILES
 
         try:
-            proc = subprocess.run(
-                [*self.command(), "get", OPENSHIFT_SCHEDULER, "-o", "json"],
-                capture_output=True,
-                check=False,
-                timeout=60,
-            )
-        except (KubeError, OSError, subprocess.TimeoutExpired):
+            bounded = replace(self, timeout=self.timeout or 60)
+            proc = bounded._run(["get", OPENSHIFT_SCHEDULER, "-o", "json"], capture_output=True)
+        except (KubeError, OSError):
             return None
         if proc.returncode != 0:
             return None
@@ -110,6 +129,11 @@ class Kubectl:
                 file=sys.stderr,
             )
         return preset
+
+    def read_events(self, path: Path) -> Path:
+        """The cluster's events (``kubectl get events -A -o json``: what kube-scheduler
+        and the kubelet recorded, Preempted and FailedScheduling among them) to ``path``."""
+        return self.read(path, resources=("events",), quiet=True)
 
     def read_quotas(self, path: Path) -> Path | None:
         """The ResourceQuotas (the priority plan reads quota scoped by PriorityClass) to

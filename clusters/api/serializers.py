@@ -80,6 +80,18 @@ class SnapshotSerializer(serializers.ModelSerializer[models.Snapshot]):
     duration_ms = serializers.IntegerField(
         read_only=True, allow_null=True, help_text="How long the ingest took."
     )
+    taken_at = serializers.DateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text="When the cluster was read (a connected cluster's), else its objects' latest "
+        "timestamp.",
+    )
+    cluster = serializers.PrimaryKeyRelatedField(
+        read_only=True,
+        allow_null=True,
+        help_text="The connected cluster it was read from (GET /api/clusters/{id}/); null: "
+        "uploaded.",
+    )
 
     class Meta:
         model = models.Snapshot
@@ -96,6 +108,8 @@ class SnapshotSerializer(serializers.ModelSerializer[models.Snapshot]):
             "created",
             "ingested_at",
             "duration_ms",
+            "taken_at",
+            "cluster",
             "source_files",
             "total_bytes",
             "counts",

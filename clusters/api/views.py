@@ -6,7 +6,12 @@ from typing import Any, TypeVar
 
 from django.core.paginator import Paginator
 from django.db.models import Model, QuerySet
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import generics, serializers, status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import MultiPartParser
@@ -61,9 +66,25 @@ class SnapshotListCreate(generics.ListAPIView[models.Snapshot]):
     filter_backends: list[Any] = []
 
     def get_queryset(self) -> QuerySet[models.Snapshot]:
-        return selectors.snapshot_list(user=self.request.user)
+        snapshots = selectors.snapshot_list(user=self.request.user)
+        cluster = self.request.query_params.get("cluster")
+        if cluster is None:
+            return snapshots
+        if not cluster.isdigit():
+            return snapshots.none()
+        return snapshots.filter(cluster_id=int(cluster)).order_by("-taken_at", "-id")
 
-    @extend_schema(summary="List your snapshots, newest first")
+    @extend_schema(
+        summary="List your snapshots, newest first",
+        parameters=[
+            OpenApiParameter(
+                "cluster",
+                int,
+                description="Only the snapshots read from this connected cluster (newest "
+                "taken first).",
+            )
+        ],
+    )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 

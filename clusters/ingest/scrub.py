@@ -89,3 +89,53 @@ def _scrub_pod_spec(spec: dict[str, Any], report: Counter[str]) -> None:
 def scrub_report_lines(report: dict[str, int]) -> list[str]:
     """The scrub report as sentences, in a fixed order."""
     return [f"{report[key]:,} {label}" for key, label in SCRUB_LABELS.items() if report.get(key)]
+
+
+# An event's message is kept to this many characters: a scheduler's message is shorter;
+# a longer one is some component's dump (or a hostile one), cut.
+EVENT_MESSAGE_CHARS = 2000
+_EVENT_REFERENCE_KEYS = ("kind", "namespace", "name", "uid")
+
+
+def scrub_event(obj: Any) -> dict[str, Any] | None:
+    """The part of a core/v1 Event a connected cluster keeps (None: not an event): who it
+    is about, what happened, when, and what recorded it; every other field is dropped,
+    strings cut and cleared of NULs, nothing of the object's annotations or fields kept."""
+    if not isinstance(obj, dict) or obj.get("kind") not in (None, "Event"):
+        return None
+    meta, series, source = (_mapping(obj.get(key)) for key in ("metadata", "series", "source"))
+    count = obj.get("count") or series.get("count") or 1
+    return {
+        "type": _text(obj.get("type"), 32),
+        "reason": _text(obj.get("reason"), 128),
+        "message": _text(obj.get("message"), EVENT_MESSAGE_CHARS),
+        "namespace": _text(meta.get("namespace"), 253),
+        "involved": _reference(obj.get("involvedObject")),
+        "related": _reference(obj.get("related")),
+        "source": _text(obj.get("reportingComponent") or source.get("component"), 253),
+        "count": count if isinstance(count, int) and not isinstance(count, bool) else 1,
+        "first_at": _text(obj.get("firstTimestamp") or obj.get("eventTime"), 64),
+        "last_at": _text(
+            series.get("lastObservedTime")
+            or obj.get("lastTimestamp")
+            or obj.get("eventTime")
+            or obj.get("firstTimestamp"),
+            64,
+        ),
+    }
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _reference(ref: Any) -> dict[str, str] | None:
+    if not isinstance(ref, dict):
+        return None
+    return {key: _text(ref.get(key), 253) for key in _EVENT_REFERENCE_KEYS}
+
+
+def _text(value: Any, limit: int) -> str:
+    if not isinstance(value, str):
+        return ""
+    return value.replace("\x00", "")[:limit]

@@ -1,11 +1,13 @@
 """A Kubernetes API server that answers what `kubectl get nodes,pods,... -A -o json`
 asks (discovery, then one list per resource) from a snapshot's objects, for the real
-kubectl in tests; a resource may be set to answer 403 as RBAC would."""
+kubectl in tests; a resource may be set to answer 403 as RBAC would, or garbage, or
+late. Every request is recorded with its verb: a write is answered 405 and kept."""
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -19,6 +21,7 @@ RESOURCES = [
     ("v1", "ResourceQuota", "resourcequotas", True),
     ("policy/v1", "PodDisruptionBudget", "poddisruptionbudgets", True),
     ("scheduling.k8s.io/v1", "PriorityClass", "priorityclasses", False),
+    ("v1", "Event", "events", True),
     # OpenShift's cluster-wide Scheduler: served only when one is among the objects.
     ("config.openshift.io/v1", "Scheduler", "schedulers", False),
 ]
@@ -52,10 +55,29 @@ def _group(name: str) -> dict[str, Any]:
 
 
 class FakeAPIServer:
-    def __init__(self, objects: list[dict[str, Any]], forbidden: set[str] | None = None) -> None:
+    """``garbage``: resources answered with that many bytes of non-JSON; ``delay``: seconds
+    every list waits before answering. ``calls`` holds (method, path) of every request;
+    ``requests`` the paths of the GETs."""
+
+    def __init__(
+        self,
+        objects: list[dict[str, Any]],
+        forbidden: set[str] | None = None,
+        *,
+        garbage: dict[str, int] | None = None,
+        delay: float = 0.0,
+    ) -> None:
         self.objects = objects
         self.forbidden = forbidden or set()
+        self.garbage = garbage or {}
+        self.delay = delay
         self.requests: list[str] = []
+        self.calls: list[tuple[str, str]] = []
+
+    @property
+    def writes(self) -> list[tuple[str, str]]:
+        """Every request that was not a read (GET or HEAD)."""
+        return [(m, p) for m, p in self.calls if m not in ("GET", "HEAD")]
 
     def answer(self, path: str) -> tuple[int, dict[str, Any]]:
         route = path.split("?", 1)[0].rstrip("/")
@@ -83,6 +105,10 @@ class FakeAPIServer:
             if route == base:
                 return 200, _resource_list(gv)
             if route == f"{base}/{plural}":
+                if self.delay:
+                    time.sleep(self.delay)
+                if plural in self.garbage:
+                    return 200, {"garbage": self.garbage[plural]}
                 if plural in self.forbidden:
                     return 403, {
                         "kind": "Status",
@@ -108,25 +134,42 @@ class FakeAPIServer:
         return 404, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404}
 
     @contextmanager
-    def running(self, tmp: Path) -> Iterator[Path]:
-        """Serves on a free port; yields a kubeconfig whose current context points here."""
+    def running(self, tmp: Path, *, port: int = 0) -> Iterator[Path]:
+        """Serves on ``port`` (0: a free one); yields a kubeconfig whose current context,
+        "fake", points here."""
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
+                fake.calls.append(("GET", self.path))
                 fake.requests.append(self.path)
                 code, body = fake.answer(self.path)
-                data = json.dumps(body).encode()
+                size = body.get("garbage") if set(body) == {"garbage"} else None
+                data = b"\x00{not json" * (size // 10 + 1) if size else json.dumps(body).encode()
                 self.send_response(code)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _refuse(self) -> None:
+                fake.calls.append((self.command, self.path))
+                length = int(self.headers.get("Content-Length") or 0)
+                if length:
+                    self.rfile.read(length)
+                data = b'{"kind":"Status","status":"Failure","code":405}'
+                self.send_response(405)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_POST = do_PUT = do_PATCH = do_DELETE = _refuse
+
             def log_message(self, *args: Any) -> None:
                 pass
 
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         kubeconfig = tmp / "kubeconfig"
@@ -152,3 +195,34 @@ class FakeAPIServer:
         finally:
             server.shutdown()
             server.server_close()
+
+
+def main() -> None:
+    """python tests/cli/fake_apiserver.py [--port P] [--objects snap.json] [--dir D]: serves
+    the objects (default: docs/demo-snapshot.json) until Ctrl-C and writes D/kubeconfig,
+    whose context "fake" points here; each request is printed with its verb."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--port", type=int, default=8881)
+    default = Path(__file__).resolve().parents[2] / "docs" / "demo-snapshot.json"
+    parser.add_argument("--objects", type=Path, default=default, help="A v1 List (JSON).")
+    parser.add_argument("--dir", type=Path, default=Path("var"), help="Where the kubeconfig goes.")
+    args = parser.parse_args()
+    args.dir.mkdir(parents=True, exist_ok=True)
+    fake = FakeAPIServer(json.loads(args.objects.read_text())["items"])
+    with fake.running(args.dir, port=args.port) as kubeconfig:
+        print(f"serving {args.objects} on http://127.0.0.1:{args.port}; kubeconfig: {kubeconfig}")
+        seen = 0
+        try:
+            while True:
+                time.sleep(0.5)
+                for method, path in fake.calls[seen:]:
+                    print(method, path, flush=True)
+                seen = len(fake.calls)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()

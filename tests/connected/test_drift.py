@@ -148,6 +148,6 @@ def test_the_drift_page_and_the_history_page_render(two_snapshots: Any, owner_cl
     html = page.content.decode()
     assert "class batch-high added above low" in html
     assert "default/web-pdb" in html and "missing-class" in html
-    history = owner_client.get(f"/clusters/{after.cluster_id}/history/").content.decode()
+    history = owner_client.get(f"/clusters/{after.cluster_id}/").content.decode()
     assert "default/web-2" in history and "batch/urgent-1" in history
     assert history.count("<svg") >= 3

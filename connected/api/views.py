@@ -1,0 +1,115 @@
+"""The connected clusters API: defined by staff; read by their owner and team."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import generics, serializers, status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from connected import selectors, services
+from connected.api.serializers import ClusterSerializer
+from connected.models import Cluster
+from operations.faults import BrokerUnavailable
+
+DetailSerializer = inline_serializer(
+    "ClusterDetail", {"detail": serializers.CharField(help_text="What happened, in words.")}
+)
+STAFF_ONLY = "Only staff define, change or remove clusters."
+
+
+def _staff_only(request: Request) -> None:
+    if not request.user.is_staff:
+        raise PermissionDenied(STAFF_ONLY)
+
+
+def _saved(serializer: serializers.BaseSerializer[Cluster], **extra: Any) -> Cluster:
+    """The serializer's cluster, stored through the service (its schedule kept in step)."""
+    cluster = serializer.instance or Cluster()
+    for field, value in {**serializer.validated_data, **extra}.items():
+        setattr(cluster, field, value)
+    try:
+        return services.cluster_save(cluster)
+    except services.ClusterInvalid as err:
+        raise ValidationError({err.field: [err.message]}) from None
+
+
+class ClusterListCreate(generics.ListCreateAPIView[Cluster]):
+    serializer_class = ClusterSerializer
+
+    def get_queryset(self) -> QuerySet[Cluster]:
+        return selectors.cluster_list(user=self.request.user)
+
+    @extend_schema(summary="The clusters you may see (staff: all; others: owned or team's)")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Define a cluster (staff only)",
+        responses={201: ClusterSerializer, 400: DetailSerializer, 403: DetailSerializer},
+    )
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        _staff_only(request)
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        owner = serializer.validated_data.get("owner") or request.user
+        cluster = _saved(serializer, owner=owner)
+        body = self.get_serializer(cluster).data
+        return Response(body, status=status.HTTP_201_CREATED, headers={"Location": body["url"]})
+
+
+class ClusterDetail(generics.RetrieveUpdateDestroyAPIView[Cluster]):
+    serializer_class = ClusterSerializer
+    http_method_names = ["get", "patch", "delete", "head", "options"]
+
+    def get_object(self) -> Cluster:
+        return selectors.cluster_get(user=self.request.user, cluster_id=self.kwargs["pk"])
+
+    @extend_schema(summary="A cluster: source, schedule, last success and failure")
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(summary="Change a cluster (staff only)")
+    def patch(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        cluster = self.get_object()
+        _staff_only(request)
+        serializer = self.get_serializer(cluster, data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        return Response(self.get_serializer(_saved(serializer)).data)
+
+    @extend_schema(
+        summary="Remove a cluster and its schedule (staff only); its snapshots stay",
+        responses={204: None},
+    )
+    def delete(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        cluster = self.get_object()
+        _staff_only(request)
+        services.cluster_delete(cluster=cluster)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ClusterSnapshotTake(generics.GenericAPIView[Cluster]):
+    serializer_class = ClusterSerializer
+
+    @extend_schema(
+        summary="Take a snapshot now",
+        description="Queues a read of the cluster (its owner, team and staff may). Follow "
+        "`reading` and `last_success_at`/`last_failure_reason` on the cluster, and its "
+        "snapshots at GET /api/snapshots/?cluster=ID.",
+        request=None,
+        responses={
+            202: OpenApiResponse(ClusterSerializer, description="Queued."),
+            503: OpenApiResponse(DetailSerializer, description="No worker can be reached."),
+        },
+    )
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        cluster = selectors.cluster_get(user=request.user, cluster_id=self.kwargs["pk"])
+        try:
+            services.cluster_snapshot_request(cluster=cluster)
+        except BrokerUnavailable as err:
+            return Response({"detail": err.message}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        return Response(self.get_serializer(cluster).data, status=status.HTTP_202_ACCEPTED)

@@ -1,0 +1,100 @@
+"""Reading a connected cluster: the CLI's live read (preemptlab.kube, read-only verbs
+only) run by a worker, plus the events of the last hour and OpenShift's profile."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import orjson
+from django.conf import settings
+from django.utils.dateparse import parse_datetime
+
+from clusters.ingest.scrub import scrub_event
+from clusters.ingest.uploaded import UploadedFile
+from clusters.services import max_upload_bytes
+from connected.models import Cluster
+from preemptlab.kube import Kubectl, KubeError
+
+# The events a snapshot keeps: the hour before the read, at most this many (the newest).
+EVENTS_WINDOW = timedelta(hours=1)
+EVENTS_KEPT = 5000
+
+
+@dataclass(frozen=True)
+class ClusterRead:
+    """What one read gave: the files the ingest takes, the scrubbed events, and the
+    preset of OpenShift's Scheduler profile (None: not OpenShift, or none named)."""
+
+    files: list[UploadedFile]
+    events: list[dict[str, Any]]
+    preset: str | None
+
+
+def kubectl_for(cluster: Cluster, work: Path) -> Kubectl:
+    """The worker's kubectl on the cluster's source. In-cluster: no kubeconfig at all (an
+    empty home, no KUBECONFIG), so that kubectl takes the pod's ServiceAccount."""
+    timeout = float(settings.CONNECTED_READ_TIMEOUT)
+    if cluster.in_cluster:
+        home = work / "home"
+        home.mkdir(exist_ok=True)
+        env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"} | {"HOME": str(home)}
+        return Kubectl(settings.CONNECTED_KUBECTL, timeout=timeout, env=env)
+    return Kubectl(
+        settings.CONNECTED_KUBECTL,
+        context=cluster.source,
+        kubeconfig=settings.CONNECTED_KUBECONFIG or None,
+        timeout=timeout,
+    )
+
+
+def cluster_read(cluster: Cluster, work: Path, *, now: datetime) -> ClusterRead:
+    """Reads the cluster into ``work``; KubeError says why it could not."""
+    kubectl = kubectl_for(cluster, work)
+    listed = _bounded(kubectl.read(work / "cluster.json", quiet=True))
+    files = [UploadedFile(name="cluster.json", data=listed)]
+    quotas = kubectl.read_quotas(work / "quotas.json")
+    if quotas is not None:
+        files.append(UploadedFile(name="quotas.json", data=_bounded(quotas)))
+    events = recent_events(_bounded(kubectl.read_events(work / "events.json")), now=now)
+    return ClusterRead(files=files, events=events, preset=kubectl.read_openshift_profile())
+
+
+def _bounded(path: Path) -> bytes:
+    size = path.stat().st_size
+    if size > max_upload_bytes():
+        raise KubeError(
+            f"the cluster's {path.stem} are {size:,} bytes, over the {max_upload_bytes():,} "
+            "one snapshot may hold (MAX_UPLOAD_MB)"
+        )
+    return path.read_bytes()
+
+
+def recent_events(data: bytes, *, now: datetime) -> list[dict[str, Any]]:
+    """The events of the hour before ``now``, scrubbed, oldest first."""
+    try:
+        listed = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        raise KubeError("the cluster's events are not the JSON kubectl prints") from None
+    items = listed.get("items") if isinstance(listed, dict) else None
+    if not isinstance(items, list):
+        raise KubeError("the cluster's events are not a list of objects")
+    since = now - EVENTS_WINDOW
+    kept: list[tuple[datetime, dict[str, Any]]] = []
+    for item in items:
+        event = scrub_event(item)
+        at = _when(event["last_at"]) if event is not None else None
+        if event is not None and at is not None and at >= since:
+            kept.append((at, event))
+    kept.sort(key=lambda pair: pair[0])
+    return [event for _, event in kept[-EVENTS_KEPT:]]
+
+
+def _when(text: str) -> datetime | None:
+    try:
+        return parse_datetime(text) if text else None
+    except ValueError:
+        return None

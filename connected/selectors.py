@@ -1,0 +1,34 @@
+"""Reads: the clusters a user may see, and a cluster's snapshots."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Q, QuerySet
+from django.http import Http404
+
+from clusters.models import Snapshot
+from connected.models import Cluster
+
+
+def cluster_list(*, user: Any) -> QuerySet[Cluster]:
+    """Staff see every cluster; anyone else those they own or whose team they are in."""
+    clusters = Cluster.objects.select_related("owner", "team")
+    if not getattr(user, "is_authenticated", False):
+        return clusters.none()
+    if user.is_staff:
+        return clusters
+    return clusters.filter(Q(owner=user) | Q(team__in=user.groups.all())).distinct()
+
+
+def cluster_get(*, user: Any, cluster_id: int | str) -> Cluster:
+    """One cluster the user may see; Http404 for any other, as if it did not exist."""
+    try:
+        return cluster_list(user=user).get(pk=int(cluster_id))
+    except (Cluster.DoesNotExist, ValueError, TypeError):
+        raise Http404("No such cluster.") from None
+
+
+def cluster_snapshots(*, cluster: Cluster) -> QuerySet[Snapshot]:
+    """The cluster's snapshots, newest first."""
+    return Snapshot.objects.filter(cluster=cluster).defer("events").order_by("-taken_at", "-id")
