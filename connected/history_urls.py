@@ -14,12 +14,12 @@ urlpatterns = [
         name="explain",
     ),
     path(
-        "api/clusters/<int:pk>/drift/",
+        "api/clusters/<int:id>/drift/",
         history_views.ClusterDriftView.as_view(),
         name="api-drift",
     ),
     path(
-        "api/clusters/<int:pk>/preemptions/<int:preemption>/explain/",
+        "api/clusters/<int:id>/preemptions/<int:preemption_id>/explain/",
         history_views.PreemptionExplainView.as_view(),
         name="api-explain",
     ),

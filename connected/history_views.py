@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -19,6 +20,7 @@ from connected import explain, selectors
 from connected.charts import Series, line_chart
 from connected.history import ClusterDrift, cluster_drift, ranked_apps, ready_snapshots
 from connected.history_models import AlertDelivery, ObservedPreemption, SnapshotDigest
+from connected.history_serializers import DriftDetailSerializer, DriftSerializer, ExplainSerializer
 from connected.models import Cluster
 from operations.faults import BrokerUnavailable
 
@@ -74,8 +76,17 @@ def drift_for(cluster: Cluster, params: Any) -> ClusterDrift:
 class ClusterDriftView(APIView):
     """GET /api/clusters/{id}/drift/?from=&to=: what changed between two snapshots."""
 
-    def get(self, request: Request, pk: int) -> Response:
-        cluster = cluster_for(request.user, pk)
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "from", int, description="the earlier snapshot (default: the one before the later)"
+            ),
+            OpenApiParameter("to", int, description="the later snapshot (default: the latest)"),
+        ],
+        responses={200: DriftSerializer, 400: DriftDetailSerializer, 404: DriftDetailSerializer},
+    )
+    def get(self, request: Request, id: int) -> Response:
+        cluster = cluster_for(request.user, id)
         try:
             found = drift_for(cluster, request.query_params)
         except DriftNotPossible as e:
@@ -89,9 +100,13 @@ class ClusterDriftView(APIView):
 class PreemptionExplainView(APIView):
     """POST /api/clusters/{id}/preemptions/{pk}/explain/: 202 with the analysis."""
 
-    def post(self, request: Request, pk: int, preemption: int) -> Response:
+    @extend_schema(
+        request=None,
+        responses={202: ExplainSerializer, 404: DriftDetailSerializer, 409: DriftDetailSerializer},
+    )
+    def post(self, request: Request, id: int, preemption_id: int) -> Response:
         row = get_object_or_404(
-            ObservedPreemption, cluster=cluster_for(request.user, pk), pk=preemption
+            ObservedPreemption, cluster=cluster_for(request.user, id), pk=preemption_id
         )
         try:
             analysis = explain.explain_create(row)
