@@ -18,6 +18,7 @@ from connected.history_models import ObservedPreemption
 from scheduling.constants import AnalysisSource
 from scheduling.models import Analysis
 from scheduling.services import analysis_create
+from scheduling.submission import PodRejected, priority_class_row_object
 
 # What a snapshot's picture of the cluster cannot hold, said when the answers differ.
 WHY_IT_MAY_DIFFER = (
@@ -62,6 +63,20 @@ def preemptor_manifest(row: ObservedPreemption, before: Snapshot) -> dict[str, A
     return None
 
 
+def _classes_since(
+    pod: dict[str, Any], *, before: Snapshot, after: Snapshot
+) -> list[dict[str, Any]]:
+    """The preemptor's PriorityClass when it was created after ``before`` was taken: the
+    what-if carries it (as the later snapshot has it), as a class that does not exist yet."""
+    name = (pod.get("spec") or {}).get("priorityClassName")
+    if not name or before.priority_classes.filter(name=name).exists():
+        return []
+    pc = after.priority_classes.filter(name=name, builtin=False).first()
+    if pc is None:
+        return []
+    return [priority_class_row_object(pc)]
+
+
 def explain_create(row: ObservedPreemption) -> Analysis:
     """The what-if of the preemptor on the snapshot before the preemption, linked to the
     row (an existing one is given back). NotExplainable says why there is none."""
@@ -83,7 +98,15 @@ def explain_create(row: ObservedPreemption) -> Analysis:
             f"The preemptor ({row.preemptor or row.preemptor_uid}) is in neither snapshot: "
             "its pod spec is not known."
         )
-    analysis = analysis_create(snapshot=before, pod=pod, source=AnalysisSource.API)
+    try:
+        analysis = analysis_create(
+            snapshot=before,
+            pod=pod,
+            source=AnalysisSource.API,
+            priority_classes=_classes_since(pod, before=before, after=row.snapshot),
+        )
+    except PodRejected as e:
+        raise NotExplainable(f"The preemptor cannot be asked as a what-if: {e}") from None
     ObservedPreemption.objects.filter(
         cluster_id=row.cluster_id, preemptor_uid=row.preemptor_uid, explanation=None
     ).update(explanation=analysis)
