@@ -15,6 +15,7 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -133,7 +134,7 @@ def alerts_queue(cluster: Cluster, alerts: Iterable[Alert]) -> list[AlertDeliver
             except IntegrityError:
                 continue  # this receiver has had it
             made.append(delivery)
-            transaction.on_commit(lambda pk=delivery.pk: _publish(pk))
+            transaction.on_commit(partial(_publish, delivery.pk))
     return made
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 
 from clusters.models import Snapshot
 from connected.drift import ClassFacts, Drift, FindingFacts, Side, drift
@@ -41,7 +41,7 @@ DEFAULT_PROBE = {
 }
 
 
-def ready_snapshots(cluster: Cluster) -> Any:
+def ready_snapshots(cluster: Cluster) -> QuerySet[Snapshot]:
     """The cluster's ready snapshots, oldest first."""
     return (
         Snapshot.objects.filter(cluster=cluster, status="ready", taken_at__isnull=False)
@@ -99,7 +99,12 @@ def first_in_line_queue(snapshot: Snapshot) -> FirstInLineRanking | None:
     from planning.first_in_line import first_in_line_request
 
     try:
-        return first_in_line_request(snapshot=snapshot, **DEFAULT_PROBE)
+        return first_in_line_request(
+            snapshot=snapshot,
+            cpu_millis=DEFAULT_CPU_MILLIS,
+            memory_bytes=DEFAULT_MEMORY_BYTES,
+            limit=DEFAULT_LIMIT,
+        )
     except Busy:
         return None
     except Exception:  # the broker away: the next page view or snapshot asks again
@@ -141,6 +146,7 @@ def digest_snapshot(snapshot: Snapshot) -> SnapshotDigest:
 
 
 def _record(snapshot: Snapshot, preemptions: Iterable[Preemption]) -> None:
+    assert snapshot.cluster_id is not None
     for p in preemptions:
         ObservedPreemption.objects.get_or_create(
             cluster_id=snapshot.cluster_id,
@@ -194,6 +200,7 @@ def side_of(snapshot: Snapshot) -> Side:
 
 def preemptions_between(before: Snapshot, after: Snapshot) -> list[ObservedPreemption]:
     """The real preemptions of the cluster after ``before`` was taken, up to ``after``."""
+    assert after.cluster_id is not None
     rows = ObservedPreemption.objects.filter(cluster_id=after.cluster_id)
     if before.taken_at is not None:
         rows = rows.filter(at__gt=before.taken_at)

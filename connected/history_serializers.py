@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 
@@ -17,7 +19,7 @@ class ClassChangeSerializer(serializers.Serializer[dict[str, object]]):
     field = serializers.CharField(help_text="value, preemption_policy or global_default")
     to = serializers.JSONField()
 
-    def get_fields(self) -> dict[str, serializers.Field]:  # "from" is a Python keyword
+    def get_fields(self) -> dict[str, Any]:  # "from" is a Python keyword
         fields = super().get_fields()
         fields["from"] = serializers.JSONField()
         return fields
@@ -50,7 +52,7 @@ class PdbAtZeroSerializer(serializers.Serializer[dict[str, object]]):
     pdb = serializers.CharField(help_text="namespace/name")
     to = serializers.IntegerField()
 
-    def get_fields(self) -> dict[str, serializers.Field]:
+    def get_fields(self) -> dict[str, Any]:
         fields = super().get_fields()
         fields["from"] = serializers.IntegerField(allow_null=True, help_text="null: a new PDB")
         return fields
@@ -60,7 +62,7 @@ class MoveSerializer(serializers.Serializer[dict[str, object]]):
     app = serializers.CharField()
     to = serializers.IntegerField(allow_null=True, help_text="place in line, 1 first; null: out")
 
-    def get_fields(self) -> dict[str, serializers.Field]:
+    def get_fields(self) -> dict[str, Any]:
         fields = super().get_fields()
         fields["from"] = serializers.IntegerField(allow_null=True)
         return fields
@@ -89,7 +91,7 @@ class DriftSerializer(serializers.Serializer[dict[str, object]]):
     preemptions = DriftPreemptionSerializer(many=True)
     to = serializers.IntegerField(help_text="the later snapshot's id")
 
-    def get_fields(self) -> dict[str, serializers.Field]:
+    def get_fields(self) -> dict[str, Any]:
         fields = super().get_fields()
         fields["from"] = serializers.IntegerField(help_text="the earlier snapshot's id")
         return fields

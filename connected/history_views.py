@@ -6,6 +6,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -28,6 +29,8 @@ from operations.faults import BrokerUnavailable
 HISTORY_SNAPSHOTS = 96
 PREEMPTIONS_SHOWN = 50
 ALERTS_SHOWN = 30
+# Missing digests one view of the page queues.
+DIGESTS_PER_VIEW = 5
 
 
 def cluster_for(user: Any, pk: int) -> Cluster:
@@ -159,10 +162,14 @@ def history_context(cluster: Cluster) -> dict[str, Any]:
     snapshots.reverse()
     digests = {d.snapshot_id: d for d in SnapshotDigest.objects.filter(snapshot__in=snapshots)}
     missing = [s.pk for s in snapshots if s.pk not in digests]
-    for pk in missing:
+    # The newest first, a few per view, each asked once in a while (a worker may be busy).
+    for pk in [pk for pk in reversed(missing) if cache.add(f"connected-digest-{pk}", 1, 300)][
+        :DIGESTS_PER_VIEW
+    ]:
         try:
             snapshot_digest_task.delay(pk)
         except Exception:  # the broker away: the next view asks again
+            cache.delete(f"connected-digest-{pk}")
             break
     rows = [
         {"snapshot": s, "digest": digests.get(s.pk), "before": snapshots[i - 1] if i else None}

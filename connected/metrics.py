@@ -53,7 +53,7 @@ class DatabaseCollector(Collector):
                 .only("pk", "taken_at")
                 .first()
             )
-            if latest is None:
+            if latest is None or latest.taken_at is None:
                 continue
             age.add_metric([cluster.name], (now - latest.taken_at).total_seconds())
             pending.add_metric(

@@ -174,6 +174,16 @@ def explain_failure(stderr: str, where: str) -> str:
             f"no usable kubectl context ({where}): choose one with --context, or give a "
             f"kubeconfig with --kubeconfig. kubectl said: {text.splitlines()[-1]}"
         )
-    if "connection refused" in text or "Unable to connect" in text or "no such host" in text:
-        return f"the cluster could not be reached ({where}). kubectl said: {text.splitlines()[-1]}"
+    last = text.splitlines()[-1] if text else "-"
+    if any(s in text for s in ("connection refused", "was refused", "Unable to connect")) or (
+        "no such host" in text
+    ):
+        return f"the cluster could not be reached ({where}). kubectl said: {last}"
+    if any(s in text for s in ("Timeout exceeded", "deadline exceeded", "i/o timeout")):
+        return f"the cluster did not answer in time ({where}). kubectl said: {last}"
+    if "invalid character" in text or "looking for beginning of value" in text:
+        return (
+            f"the cluster answered with something that is not Kubernetes JSON ({where}). "
+            f"kubectl said: {last}"
+        )
     return f"kubectl failed ({where}): {text or 'no message'}"

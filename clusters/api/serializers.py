@@ -86,7 +86,7 @@ class SnapshotSerializer(serializers.ModelSerializer[models.Snapshot]):
         help_text="When the cluster was read (a connected cluster's), else its objects' latest "
         "timestamp.",
     )
-    cluster = serializers.PrimaryKeyRelatedField(
+    cluster: serializers.PrimaryKeyRelatedField[Any] = serializers.PrimaryKeyRelatedField(
         read_only=True,
         allow_null=True,
         help_text="The connected cluster it was read from (GET /api/clusters/{id}/); null: "

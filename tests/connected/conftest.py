@@ -1,61 +1,109 @@
-"""Two snapshots of one connected cluster, the later one changed: a class added, a PDB
-at 0 allowed disruptions, a pod naming a deleted class and a Preempted event."""
+"""A stand-in API server serving the demo cluster, and the workers' settings pointing at
+it (CONNECTED_KUBECONFIG): the cluster "demo" is its context "fake". For the history: two
+snapshots of one cluster (tests/connected/history_builders.py)."""
 
 from __future__ import annotations
 
-import copy
-from datetime import UTC, datetime
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Group
 
-from clusters.models import Snapshot
 from connected.models import Cluster
+from connected.services import cluster_create
 from scheduling import cluster_cache
-from tests.clusters.builders import make_pdb, make_pod, make_priority_class, small_cluster
-from tests.scheduling.conftest import make_snapshot, no_broker  # noqa: F401
+from tests.cli.conftest import DEMO
+from tests.cli.fake_apiserver import FakeAPIServer
+from tests.clusters.builders import small_cluster
+from tests.conftest import PASSWORD
+from tests.connected.history_builders import (
+    MONDAY,
+    TUESDAY,
+    cluster_snapshot,
+    later_objects,
+    preempted_event,
+)
+from tests.scheduling.conftest import no_broker  # noqa: F401
 
-MONDAY = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
-TUESDAY = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
-PREEMPTED_AT = "2026-11-24T08:40:00Z"
+
+def demo_objects() -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = json.loads(DEMO.read_text())["items"]
+    return items
 
 
-def preempted_event(
-    victim: str = "web-2", uid: str = "uid-default-web-2", node: str = "node-b", **extra: Any
-) -> dict[str, Any]:
-    """kube-scheduler's event as a snapshot stores it (clusters.models.Snapshot.events)."""
+def event(reason: str, message: str, *, minutes_ago: float, name: str = "web-1") -> dict[str, Any]:
+    at = (datetime.now(UTC) - timedelta(minutes=minutes_ago)).strftime("%Y-%m-%dT%H:%M:%SZ")
     return {
-        "type": "Normal",
-        "reason": "Preempted",
-        "message": f"Preempted by pod uid-batch-urgent-1 on node {node}",
-        "namespace": "default",
-        "involved": {"kind": "Pod", "namespace": "default", "name": victim, "uid": uid},
-        "source": "default-scheduler",
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {
+            "name": f"{name}.{reason.lower()}",
+            "namespace": "default",
+            "annotations": {"secret": "must not be kept"},
+            "managedFields": [{"manager": "kube-scheduler"}],
+        },
+        "involvedObject": {"kind": "Pod", "namespace": "default", "name": name, "uid": "u-1"},
+        "related": {"kind": "Pod", "namespace": "default", "name": "batch-1", "uid": "u-2"},
+        "reason": reason,
+        "message": message,
+        "source": {"component": "default-scheduler"},
+        "firstTimestamp": at,
+        "lastTimestamp": at,
         "count": 1,
-        "first_at": PREEMPTED_AT,
-        "last_at": PREEMPTED_AT,
-        **extra,
+        "type": "Normal",
     }
 
 
-def later_objects() -> list[dict[str, Any]]:
-    objects = copy.deepcopy(small_cluster())
-    objects = [o for o in objects if o["metadata"].get("name") not in ("web-2", "web-pdb")]
-    return [
-        *objects,
-        make_priority_class("batch-high", 500),
-        make_pdb("web-pdb", app="web", allowed=0),
-        make_pod("urgent-1", namespace="batch", node="node-b", priority_class="batch-high"),
-        make_pod("api", namespace="shop", node="node-a", priority_class="gone"),
-    ]
+@pytest.fixture
+def teammate(db: Any) -> Any:
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model().objects.create_user("teammate", "teammate@example.com", PASSWORD)
+    user.groups.add(Group.objects.get_or_create(name="platform")[0])
+    return user
 
 
-def cluster_snapshot(cluster: Cluster, objects: Any, taken_at: datetime, **fields: Any) -> Any:
-    snapshot = make_snapshot(cluster.owner, objects, name=f"{cluster.name}-{taken_at:%a}")
-    Snapshot.objects.filter(pk=snapshot.pk).update(cluster=cluster, taken_at=taken_at, **fields)
-    snapshot.refresh_from_db()
-    assert snapshot.is_ready, snapshot.error
-    return snapshot
+@pytest.fixture
+def kube_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """kubectl's discovery cache in this test's directory, not the user's home."""
+    monkeypatch.setenv("KUBECACHEDIR", str(tmp_path / "kube-cache"))
+
+
+@pytest.fixture
+def fake() -> FakeAPIServer:
+    return FakeAPIServer(
+        [
+            *demo_objects(),
+            event("Preempted", "Preempted by pod u-2 on node node-1", minutes_ago=5),
+            event("Scheduled", "Successfully assigned default/old to node-2", minutes_ago=300),
+        ]
+    )
+
+
+@pytest.fixture
+def served(fake: FakeAPIServer, tmp_path: Path, settings: Any, kube_env: None) -> Iterator[Path]:
+    """The stand-in server running, the workers' kubeconfig pointing at it."""
+    with fake.running(tmp_path) as kubeconfig:
+        settings.CONNECTED_KUBECONFIG = str(kubeconfig)
+        settings.CONNECTED_READ_TIMEOUT = 20
+        yield kubeconfig
+
+
+@pytest.fixture
+def demo_cluster(owner: Any, teammate: Any) -> Cluster:
+    return cluster_create(
+        name="demo",
+        source="fake",
+        owner=owner,
+        schedule_seconds=900,
+        keep=5,
+        team=Group.objects.get(name="platform"),
+        webhook_urls=["https://hooks.example/secret-path"],
+    )
 
 
 @pytest.fixture(autouse=True)

@@ -19,7 +19,7 @@ from connected import alerts
 from connected.history_models import AlertDelivery, ObservedPreemption
 from connected.models import Cluster
 from tests.clusters.builders import small_cluster
-from tests.connected.conftest import (
+from tests.connected.history_builders import (
     MONDAY,
     TUESDAY,
     cluster_snapshot,

@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 from connected.drift import ClassFacts, FindingFacts, Side, drift, since_words
 from connected.history import cluster_drift
 from connected.preemptions import Preemption
-from tests.connected.conftest import MONDAY, TUESDAY
+from tests.connected.history_builders import MONDAY, TUESDAY
 
 
 def side(classes: dict[str, int], pdbs: dict[str, int], nodes: set[str], **kw: Any) -> Side:

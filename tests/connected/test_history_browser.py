@@ -19,7 +19,7 @@ from connected.models import Cluster
 from planning.first_in_line import first_in_line_request, first_in_line_run
 from scheduling import services
 from tests.conftest import browser_login
-from tests.connected.conftest import MONDAY, TUESDAY, cluster_snapshot
+from tests.connected.history_builders import MONDAY, TUESDAY, cluster_snapshot
 from tests.test_real_clusters_browser import SCROLLED_BOXES
 
 pytestmark = pytest.mark.browser

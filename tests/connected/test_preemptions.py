@@ -14,7 +14,7 @@ from connected.history import digest_snapshot
 from connected.history_models import ObservedPreemption
 from connected.preemptions import pod_index, read_preemptions
 from scheduling import services
-from tests.connected.conftest import MONDAY, TUESDAY, cluster_snapshot, preempted_event
+from tests.connected.history_builders import MONDAY, TUESDAY, cluster_snapshot, preempted_event
 
 PODS = pod_index(
     [

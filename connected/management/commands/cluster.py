@@ -7,6 +7,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.template.defaultfilters import pluralize
 
 from connected import selectors, services
 from connected.every import parse_every
@@ -106,7 +107,8 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(
                 f"Snapshot {snapshot.pk} of {cluster.name}: {snapshot.node_count} nodes, "
-                f"{snapshot.pod_count} pods, {len(snapshot.events)} events ({count} kept)."
+                f"{snapshot.pod_count} pods, {len(snapshot.events)} "
+                f"event{pluralize(len(snapshot.events))} of the last hour ({count} kept)."
             )
         )
 

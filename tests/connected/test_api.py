@@ -1,0 +1,118 @@
+"""/api/clusters/: staff define, change and remove; the owner and the team read; anyone
+else gets 404. No credential goes in or out; a webhook URL is shown to staff only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django_celery_beat.models import PeriodicTask
+from rest_framework.test import APIClient
+
+from clusters.models import Snapshot
+from config.celery import app
+from connected.models import Cluster
+
+pytestmark = pytest.mark.django_db
+
+
+def _api(user: Any) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def test_staff_define_change_and_remove_a_cluster(staff: Any, owner: Any, teammate: Any) -> None:
+    api = _api(staff)
+    made = api.post(
+        "/api/clusters/",
+        {
+            "name": "prod",
+            "source": "prod-admin",
+            "schedule_seconds": 600,
+            "keep": 10,
+            "owner": "owner",
+            "team": "platform",
+            "webhook_urls": ["https://hooks.example/x"],
+        },
+        format="json",
+    )
+    assert made.status_code == 201, made.content
+    body = made.json()
+    assert body["every"] == "10m" and body["owner"] == "owner" and body["team"] == "platform"
+    assert body["webhook_urls"] == ["https://hooks.example/x"] and body["failing"] is False
+    assert body["snapshots"].endswith(f"/api/snapshots/?cluster={body['id']}")
+    assert made["Location"] == body["url"]
+    cluster = Cluster.objects.get(pk=body["id"])
+    task = PeriodicTask.objects.get(pk=cluster.periodic_task_id)
+    assert task.interval is not None and task.interval.every == 600
+
+    changed = api.patch(f"/api/clusters/{cluster.pk}/", {"schedule_seconds": 30}, format="json")
+    assert changed.status_code == 200 and changed.json()["every"] == "30s"
+    task.refresh_from_db()
+    assert task.interval is not None and task.interval.every == 30
+
+    assert api.delete(f"/api/clusters/{cluster.pk}/").status_code == 204
+    assert not Cluster.objects.exists() and not PeriodicTask.objects.exists()
+
+
+def test_staff_without_an_owner_own_it_and_bad_input_is_a_400(staff: Any) -> None:
+    api = _api(staff)
+    made = api.post("/api/clusters/", {"name": "a", "source": "ctx"}, format="json")
+    assert made.status_code == 201 and made.json()["owner"] == "staff"
+    assert made.json()["every"] == "15m" and made.json()["keep"] == 96
+    again = api.post("/api/clusters/", {"name": "a", "source": "ctx"}, format="json")
+    assert again.status_code == 400 and "name" in again.json()
+    spaced = api.post("/api/clusters/", {"name": "b", "source": "two words"}, format="json")
+    assert spaced.status_code == 400 and "source" in spaced.json()
+    zero = api.post("/api/clusters/", {"name": "c", "source": "x", "keep": 0}, format="json")
+    assert zero.status_code == 400 and "keep" in zero.json()
+    assert Cluster.objects.count() == 1
+
+
+def test_others_read_what_they_own_or_share_and_change_nothing(
+    demo_cluster: Cluster, owner: Any, teammate: Any, stranger: Any
+) -> None:
+    url = f"/api/clusters/{demo_cluster.pk}/"
+    for user in (owner, teammate):
+        api = _api(user)
+        listed = api.get("/api/clusters/").json()["results"]
+        assert [c["name"] for c in listed] == ["demo"]
+        seen = api.get(url).json()
+        assert seen["source"] == "fake" and "webhook_urls" not in seen
+        assert api.patch(url, {"keep": 1}, format="json").status_code == 403
+        assert api.delete(url).status_code == 403
+        made = api.post("/api/clusters/", {"name": "x", "source": "y"}, format="json")
+        assert made.status_code == 403
+    api = _api(stranger)
+    assert api.get("/api/clusters/").json()["results"] == []
+    assert api.get(url).status_code == 404
+    assert api.patch(url, {"keep": 1}, format="json").status_code == 404
+    assert api.post(f"{url}snapshots/").status_code == 404
+    assert APIClient().get("/api/clusters/").status_code == 401
+    demo_cluster.refresh_from_db()
+    assert demo_cluster.keep == 5 and Cluster.objects.count() == 1
+
+
+@pytest.fixture
+def eager() -> Any:
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = False
+
+
+def test_take_a_snapshot_now_and_list_the_clusters_snapshots(
+    served: Path, demo_cluster: Cluster, teammate: Any, owner: Any, eager: None
+) -> None:
+    taken = _api(teammate).post(f"/api/clusters/{demo_cluster.pk}/snapshots/")
+    assert taken.status_code == 202 and taken.json()["id"] == demo_cluster.pk
+    snapshot = Snapshot.objects.get(cluster=demo_cluster)
+    Snapshot.objects.create(owner=owner, name="uploaded", status="ready")
+    listed = _api(owner).get(f"/api/snapshots/?cluster={demo_cluster.pk}").json()["results"]
+    assert [s["id"] for s in listed] == [snapshot.pk]
+    assert listed[0]["cluster"] == demo_cluster.pk and listed[0]["taken_at"]
+    assert _api(owner).get("/api/snapshots/?cluster=x").json()["results"] == []
+    assert len(_api(owner).get("/api/snapshots/").json()["results"]) == 2
+    cluster = _api(owner).get(f"/api/clusters/{demo_cluster.pk}/").json()
+    assert cluster["last_success_at"] and cluster["reading"] is False

@@ -1,0 +1,111 @@
+"""manage.py cluster add|list|remove|snapshot, and the PeriodicTask kept in step."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Group
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django_celery_beat.models import PeriodicTask
+
+from clusters.models import Snapshot
+from connected.every import format_every, parse_every
+from connected.models import Cluster
+
+pytestmark = pytest.mark.django_db
+
+
+def _run(*args: str) -> str:
+    out = StringIO()
+    call_command("cluster", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_every_is_read_in_seconds_minutes_or_hours() -> None:
+    assert [parse_every(t) for t in ("90", "90s", "15m", "2h")] == [90, 90, 900, 7200]
+    for bad in ("0", "15d", "m", "-5m", "1.5h", ""):
+        with pytest.raises(ValueError):
+            parse_every(bad)
+    assert [format_every(s) for s in (900, 7200, 90, 2)] == ["15m", "2h", "90s", "2s"]
+
+
+def test_add_makes_the_cluster_and_its_schedule(owner: Any, staff: Any) -> None:
+    Group.objects.create(name="platform")
+    said = _run(
+        "add", "prod", "--context", "prod-admin", "--every", "15m", "--keep", "96",
+        "--webhook", "https://hooks.example/a", "--webhook", "https://hooks.example/b",
+        "--owner", "owner", "--team", "platform",
+    )  # fmt: skip
+    assert "prod (prod-admin) is read every 15m, keeping 96; owned by owner" in said
+    cluster = Cluster.objects.get(name="prod")
+    assert (cluster.source, cluster.schedule_seconds, cluster.keep) == ("prod-admin", 900, 96)
+    assert cluster.owner == owner and cluster.team is not None and cluster.team.name == "platform"
+    assert cluster.webhook_urls == ["https://hooks.example/a", "https://hooks.example/b"]
+    task = PeriodicTask.objects.get(pk=cluster.periodic_task_id)
+    assert task.task == "connected.cluster_snapshot" and json.loads(task.args) == [cluster.pk]
+    assert task.interval is not None
+    assert (task.interval.every, task.interval.period) == (900, "seconds") and task.enabled
+
+
+def test_add_again_changes_the_cluster_and_moves_its_schedule(owner: Any) -> None:
+    _run("add", "prod", "--context", "a", "--owner", "owner")
+    _run("add", "prod", "--in-cluster", "--every", "2h")
+    cluster = Cluster.objects.get(name="prod")
+    assert cluster.source == "in-cluster" and cluster.owner == owner
+    assert PeriodicTask.objects.filter(task="connected.cluster_snapshot").count() == 1
+    task = PeriodicTask.objects.get(pk=cluster.periodic_task_id)
+    assert task.interval is not None and task.interval.every == 7200
+
+
+def test_the_owner_defaults_to_the_first_superuser(django_user_model: Any) -> None:
+    with pytest.raises(CommandError, match="no superuser"):
+        _run("add", "prod", "--context", "a")
+    root = django_user_model.objects.create_superuser("root", "root@example.com", "x")
+    _run("add", "prod", "--context", "a")
+    assert Cluster.objects.get(name="prod").owner == root
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--every", "15d"], "is not a schedule"),
+        (["--owner", "nobody"], "No user named 'nobody'"),
+        (["--team", "nobody"], "No group named 'nobody'"),
+        (["--webhook", "ftp://x"], "webhook_urls"),
+        (["--keep", "0"], "keep"),
+    ],
+)
+def test_bad_input_is_named(owner: Any, args: list[str], message: str) -> None:
+    with pytest.raises(CommandError, match=message):
+        _run("add", "prod", "--context", "a", "--owner", "owner", *args)
+    assert not Cluster.objects.exists() and not PeriodicTask.objects.exists()
+
+
+def test_list_and_remove_keep_the_snapshots(owner: Any) -> None:
+    _run("add", "prod", "--context", "a", "--owner", "owner", "--every", "90s")
+    cluster = Cluster.objects.get(name="prod")
+    Cluster.objects.filter(pk=cluster.pk).update(
+        last_failure_reason="x", last_failure_at="2026-01-01T00:00:00Z"
+    )
+    snapshot = Snapshot.objects.create(owner=owner, name="s", cluster=cluster, status="ready")
+    listed = _run("list")
+    assert listed.startswith("prod\ta\tevery 90s\tkeep 96\towner\tnever read; failing: x")
+    assert "Cluster prod removed" in _run("remove", "prod")
+    assert not Cluster.objects.exists() and not PeriodicTask.objects.exists()
+    snapshot.refresh_from_db()
+    assert snapshot.cluster is None  # an ordinary snapshot of its owner now
+    with pytest.raises(CommandError, match="No cluster named 'prod'"):
+        _run("remove", "prod")
+
+
+def test_snapshot_reads_now(served: Path, demo_cluster: Cluster) -> None:
+    said = _run("snapshot", "demo")
+    assert "of demo: 5 nodes, 22 pods, 1 event of the last hour (1 kept)" in said
+    Cluster.objects.filter(pk=demo_cluster.pk).update(source="elsewhere")
+    with pytest.raises(CommandError, match="elsewhere"):
+        _run("snapshot", "demo")
