@@ -7,6 +7,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from planning.plan import Plan
+from planning.reports import absorbed_words, in_line
 from scheduling.engine.plan.apps import app_name
 from scheduling.engine.plan.first_in_line import FirstInLine
 from scheduling.engine.words import plural
@@ -212,18 +213,20 @@ def first_in_line_svg(line: FirstInLine) -> SafeString:
     rows = []
     for i, a in enumerate(apps):
         y = _TOP + i * _LINE_ROW_H
+        words = absorbed_words(a, line)
+        said = f"absorbs {words} probe replicas"
         if a.absorbed is not None:
-            w = _LINE_BAR_W * a.absorbed / line.limit
-            css, words = "absorbed", f"{a.absorbed:,}"
-        elif a.reachable:
-            w, css, words = _LINE_BAR_W, "beyond", f"> {line.limit:,}"
+            w, css = _LINE_BAR_W * a.absorbed / line.limit, "absorbed"
+        elif in_line(a, line):
+            w, css = _LINE_BAR_W, "beyond"
         else:
-            w, css, words = 0, "unreachable", "out of reach"
+            # Out of reach, or no probe fits at its level: no bar, as nothing was placed.
+            w, css, said = 0, "unreachable", words
         hit = a.first_hit
         where = f", first hit by replica {hit.replica} on {hit.node}" if hit else ""
         rows.append(
             format_html(
-                '<g class="{}"><title>{} (priority {}): absorbs {} probe replicas{}</title>'
+                '<g class="{}"><title>{} (priority {}): {}{}</title>'
                 '<text x="0" y="{}" class="app-name">{}</text>'
                 '<rect class="track" x="{}" y="{}" width="{}" height="12"/>'
                 '<rect class="bar" x="{}" y="{}" width="{}" height="12"/>'
@@ -231,7 +234,7 @@ def first_in_line_svg(line: FirstInLine) -> SafeString:
                 css,
                 a.app,
                 str(a.priority),
-                words,
+                said,
                 where,
                 y + 12,
                 labels[a.app],

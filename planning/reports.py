@@ -145,34 +145,61 @@ _LINE_HEAD = [
 ]
 
 
-def absorbed_words(row: AppInLine, limit: int) -> str:
-    """How many probes an app absorbs: a count, "> limit", or "out of reach"."""
+def in_line(row: AppInLine, line: FirstInLine) -> bool:
+    """Whether preemption by the probe reached the app or could have with more probes: its
+    level's run placed some (a level where no probe fits, even after preemption, does not
+    say the app absorbs more than the limit: nothing was placed at all)."""
+    if not row.reachable:
+        return False
+    return row.absorbed is not None or not any(
+        r.placed == 0 for r in line.runs if r.priority == row.priority
+    )
+
+
+def absorbed_words(row: AppInLine, line: FirstInLine) -> str:
+    """How many probes an app absorbs: a count, "> limit", "no probe fits" or "out of
+    reach"."""
     if row.absorbed is not None:
         return f"{row.absorbed:,}"
-    return f"> {limit:,}" if row.reachable else "out of reach"
+    if not row.reachable:
+        return "out of reach"
+    return f"> {line.limit:,}" if in_line(row, line) else "no probe fits"
+
+
+def _probe_size(line: FirstInLine) -> str:
+    return (
+        f"{format_quantity(line.cpu_millis, 'cpu')} CPU / "
+        f"{format_quantity(line.memory_bytes, 'memory')}"
+    )
+
+
+def nothing_fits_sentence(line: FirstInLine) -> str:
+    """The ranking's first words when no probe of any run was placed ("" otherwise)."""
+    if not line.runs or any(r.placed for r in line.runs):
+        return ""
+    return (
+        f"No {_probe_size(line)} probe fits anywhere, even after preemption: "
+        "nothing is first in line for this size."
+    )
 
 
 def first_in_line_heading(line: FirstInLine) -> str:
-    size = (
-        f"{format_quantity(line.cpu_millis, 'cpu')} cpu / "
-        f"{format_quantity(line.memory_bytes, 'memory')}"
-    )
     return (
-        f"First in line: probe pods of {size}, one priority above each app's, "
+        f"First in line: probe pods of {_probe_size(line)}, one priority above each app's, "
         f"at most {line.limit:,} per level"
     )
 
 
-def _line_cells(rank: int, row: AppInLine, limit: int) -> list[str]:
+def _line_cells(rank: int, row: AppInLine, line: FirstInLine) -> list[str]:
     absorbed = row.absorbed
     hit = row.first_hit
     return [
-        str(rank),
+        str(rank) if in_line(row, line) else "-",
         row.app,
         str(row.priority) + (f" ({row.priority_class})" if row.priority_class else ""),
         f"{row.pods:,}",
         {True: "yes", False: "no", None: "-"}[row.pdb_allows_disruption],
-        absorbed_words(row, limit),
+        absorbed_words(row, line),
         format_quantity(row.absorbed_cpu_millis, "cpu") if absorbed is not None else "-",
         format_quantity(row.absorbed_memory_bytes, "memory") if absorbed is not None else "-",
         f"replica {hit.replica} on {hit.node}" if hit else "-",
@@ -181,10 +208,12 @@ def _line_cells(rank: int, row: AppInLine, limit: int) -> list[str]:
 
 def render_first_in_line_text(line: FirstInLine) -> str:
     rows = [_LINE_HEAD] + [
-        [plain(x) for x in _line_cells(i, a, line.limit)] for i, a in enumerate(line.apps, 1)
+        [plain(x) for x in _line_cells(i, a, line)] for i, a in enumerate(line.apps, 1)
     ]
     widths = [max(len(r[i]) for r in rows) for i in range(len(_LINE_HEAD))]
-    lines = [first_in_line_heading(line) + ":"]
+    nothing = nothing_fits_sentence(line)
+    lines = [nothing] if nothing else []
+    lines.append(first_in_line_heading(line) + ":")
     lines += [
         "  " + "  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
         for r in rows
@@ -197,10 +226,13 @@ def render_first_in_line_text(line: FirstInLine) -> str:
 
 def render_first_in_line_markdown(line: FirstInLine) -> str:
     lines = [f"#### {md_text(first_in_line_heading(line))}", ""]
+    nothing = nothing_fits_sentence(line)
+    if nothing:
+        lines += [f"**{md_text(nothing)}**", ""]
     lines.append("| " + " | ".join(h.title() for h in _LINE_HEAD) + " |")
     lines.append("|" + "---|" * len(_LINE_HEAD))
     for i, a in enumerate(line.apps, 1):
-        cells = _line_cells(i, a, line.limit)
+        cells = _line_cells(i, a, line)
         lines.append(
             "| " + " | ".join([cells[0], md_code(cells[1]), *map(md_text, cells[2:])]) + " |"
         )

@@ -18,7 +18,13 @@ from planning.compare_capacity import CapacityComparison, Room
 from planning.first_in_line import first_in_line_request, ranking_line
 from planning.pictures import first_in_line_svg, ladder_svg
 from planning.plan import SEVERITIES, Plan, UnknownClasses
-from planning.reports import absorbed_words, first_in_line_heading, summary_sentence
+from planning.reports import (
+    absorbed_words,
+    first_in_line_heading,
+    in_line,
+    nothing_fits_sentence,
+    summary_sentence,
+)
 from planning.services import SnapshotNotReady
 from planning.services import snapshot_plan as snapshot_plan_of
 from scheduling.budgets import TooManyUnfinished
@@ -282,9 +288,14 @@ def snapshot_first_in_line(request: HttpRequest, pk: int) -> TemplateResponse:
     ctx |= {
         "line": line,
         "line_heading": first_in_line_heading(line),
+        "nothing_fits": nothing_fits_sentence(line),
         "line_svg": first_in_line_svg(line),
         "line_rows": [
-            {"rank": rank, "a": a, "absorbed": absorbed_words(a, line.limit)}
+            {
+                "rank": rank if in_line(a, line) else None,
+                "a": a,
+                "absorbed": absorbed_words(a, line),
+            }
             for rank, a in page.object_list
         ],
         "page": page,

@@ -4,9 +4,6 @@ nothing wider than the window, and the headline's words right. Real node names h
 
 from __future__ import annotations
 
-import gzip
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,10 +16,10 @@ from scheduling.engine.capacity import Capacity, Size
 from scheduling.engine.words import plural
 from tests.clusters.builders import make_deployment
 from tests.conftest import browser_login
+from tests.realworld import demote_workers, import_dump, pending_pod, real_dump
 
 pytestmark = pytest.mark.browser
 
-REAL = Path(__file__).resolve().parent / "fixtures" / "realworld"
 WIDTH, HEIGHT = 1366, 900
 
 # Every box on the page whose content is wider than the box (it scrolls sideways).
@@ -60,17 +57,7 @@ OVERLAPPING_LABELS = """() => {
 
 
 def _pod(name: str, cpu: str, klass: str = "openshift-user-critical") -> dict[str, Any]:
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, "namespace": "default", "labels": {"app": name}},
-        "spec": {
-            "priorityClassName": klass,
-            "containers": [
-                {"name": "main", "resources": {"requests": {"cpu": cpu, "memory": "2Gi"}}}
-            ],
-        },
-    }
+    return pending_pod(name, cpu, klass=klass)
 
 
 def _deployment(replicas: int, klass: str) -> dict[str, Any]:
@@ -158,33 +145,8 @@ def _pages(snapshot: Any, klass: str) -> list[str]:
 
 
 def _real(owner: Any, cluster: str) -> Any:
-    """The real dump with its workers' pods demoted to priority 100 and a class "medium"
-    (1,000) added, so that what-ifs preempt real pods on real nodes: the victims and
-    tie-break tables then hold real names."""
-    dump = json.loads(gzip.decompress((REAL / cluster / "snapshot.json.gz").read_bytes()))
-    workers = {
-        o["metadata"]["name"]
-        for o in dump["items"]
-        if o["kind"] == "Node" and "node-role.kubernetes.io/worker" in o["metadata"]["labels"]
-    }
-    for o in dump["items"]:
-        if o["kind"] == "Pod" and o["spec"].get("nodeName") in workers:
-            o["spec"]["priority"] = 100
-            o["spec"].pop("priorityClassName", None)
-    dump["items"].append(
-        {
-            "apiVersion": "scheduling.k8s.io/v1",
-            "kind": "PriorityClass",
-            "metadata": {"name": "medium"},
-            "value": 1000,
-        }
-    )
-    return cluster_services.snapshot_create(
-        owner=owner,
-        name=cluster,
-        files=[cluster_services.UploadedFile(name="snapshot.json", data=json.dumps(dump).encode())],
-        run_async=False,
-    )
+    """The real dump with its workers' pods demoted (tests/realworld.py)."""
+    return import_dump(owner, cluster, demote_workers(real_dump(cluster)))
 
 
 @pytest.mark.parametrize("cluster", ["ocp-aws", "ocp-vsphere", "demo"])

@@ -175,8 +175,10 @@ class AppInLineSerializer(serializers.Serializer[Any]):
     )
     absorbed = serializers.IntegerField(
         allow_null=True,
-        help_text="Probe replicas placed before one of its pods is a victim; null: more than "
-        "the limit (or out of reach).",
+        help_text="Probe replicas placed before one of its pods is a victim; null: none of "
+        "its pods was: more than the limit were placed at its level, or none was (no probe "
+        "fits, even after preemption: its level's run in `first_in_line_probe.runs` has "
+        "`placed` 0), or it is out of reach.",
     )
     absorbed_cpu_millis = serializers.IntegerField(allow_null=True)
     absorbed_memory_bytes = serializers.IntegerField(allow_null=True)
@@ -186,7 +188,10 @@ class AppInLineSerializer(serializers.Serializer[Any]):
 class LevelRunSerializer(serializers.Serializer[Any]):
     priority = serializers.IntegerField(help_text="The level reached; the probe runs at +1.")
     apps = serializers.IntegerField()
-    placed = serializers.IntegerField()
+    placed = serializers.IntegerField(
+        help_text="Probes placed (bound or nominated); 0: none fits, even after preemption, "
+        "so no app of this level is in line for this size."
+    )
     victims = serializers.IntegerField()
 
 

@@ -426,8 +426,9 @@ _WORKLOAD_RESULT = {
         "recreated": {"type": "array", "items": {"type": "object"}},
         "timeline": {
             "type": "object",
-            "description": "With timeline: clock_origin (RFC 3339, time zero: after the "
-            "snapshot's latest timestamp) and duration (seconds to the last event)",
+            "description": "With timeline: clock_origin (RFC 3339, time zero: the second "
+            "after the snapshot's latest pod start, 2025-06-02T09:00:00Z when no pod has "
+            "started) and duration (seconds to the last event)",
         },
         "terminations": {
             "type": "array",

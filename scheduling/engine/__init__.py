@@ -48,8 +48,11 @@ from .schedule import HostSelection
 from .simulate import Simulation, simulate
 
 # Part of the key of stored (pickled) clusters: bump it whenever Cluster or the objects
-# it holds change shape (1.1: ResourceQuotas and pods naming a deleted class kept).
-ENGINE_VERSION = "1.1 (kube-scheduler v1.35)"
+# it holds change shape, or an answer stored before would now read differently (1.1:
+# ResourceQuotas and pods naming a deleted class kept; 1.2: each node's victim order kept
+# across what-ifs, the advice's per-namespace pod index, and a timed run's time zero the
+# second after the latest pod start).
+ENGINE_VERSION = "1.2 (kube-scheduler v1.35)"
 
 __all__ = [
     "ENGINE_VERSION",

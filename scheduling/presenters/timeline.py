@@ -18,6 +18,8 @@ from scheduling.engine.simulate import (
     PodOutcome,
     Termination,
 )
+from scheduling.engine.simulate.clock import rfc3339
+from scheduling.engine.simulate.scheduler import EPOCH
 from scheduling.engine.words import join_names
 from scheduling.presenters.pod import duration_text
 from scheduling.presenters.workload import column_labels, text_width
@@ -29,6 +31,17 @@ AT_ONCE_SECONDS = 1.0
 TIMELINE_MAX_LANES = 12
 # Groups of pods with the same wait named in the headline.
 WAIT_GROUPS_SHOWN = 4
+
+
+def time_zero_sentence(run: WorkloadRun) -> str:
+    """When the run's clock starts, and the one rule that set it (the engine's
+    clock_origin, said alike in the README); "" for a run that kept no time."""
+    if run.timeline is None:
+        return ""
+    return (
+        f"Time zero is {run.timeline.clock_origin}, the second after the snapshot's latest "
+        f"pod start ({rfc3339(EPOCH)} when no pod in it has started)"
+    )
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ def workload_context(
         "run_svg": workload_presenters.run_svg(run),
         "timeline_svg": timeline_presenters.timeline_svg(run),
         "wait_sentences": timeline_presenters.waits_sentences(run, waits),
+        "time_zero": timeline_presenters.time_zero_sentence(run),
         "pod_waits": {w.pod: w for w in waits},
         "nodes_svg": workload_presenters.nodes_svg(run.nodes),
         "hypothetical": pod_presenters.hypothetical_class_lines(run.hypothetical_classes),

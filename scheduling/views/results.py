@@ -99,12 +99,10 @@ def _render_result(
     ctx = _result_context(request, analysis, page_url=page_url, shared=shared) | (extra or {})
     target = request.htmx.target if request.htmx else None
     if target == "analysis-body":
-        return TemplateResponse(
-            request,
-            "scheduling/partials/body.html",
-            ctx,
-            status=200 if analysis.is_active else STOP_POLLING,
-        )
+        if analysis.is_active:
+            return TemplateResponse(request, "scheduling/partials/body.html", ctx)
+        body = render_to_string("scheduling/partials/body.html", ctx, request=request)
+        return _finished_body(request, body, ctx)
     if target == "candidates":
         return TemplateResponse(request, "scheduling/partials/candidates.html", ctx)
     return TemplateResponse(request, template, ctx)
@@ -146,15 +144,24 @@ def _cached_result(
         ctx = _result_context(request, analysis, page_url=page_url, shared=shared)
         body = render_to_string("scheduling/partials/body.html", ctx, request=request).encode()
         rendered_cache.rendered_put(key, body)
+    ctx = {"analysis": light, "page_url": page_url, "shared": shared} | (
+        extra(light) if extra else {}
+    )
     if target == "analysis-body":
-        return HttpResponse(body, status=STOP_POLLING)
-    ctx = {
-        "analysis": light,
-        "page_url": page_url,
-        "shared": shared,
-        "body_html": mark_safe(body.decode()),  # rendered by our own template above
-    } | (extra(light) if extra else {})
+        return _finished_body(request, body.decode(), ctx)
+    ctx["body_html"] = mark_safe(body.decode())  # rendered by our own template above
     return TemplateResponse(request, template, ctx)
+
+
+def _finished_body(request: HttpRequest, body: str, ctx: dict[str, Any]) -> HttpResponse:
+    """The body that ends a page's polling (the analysis is done or failed). The owner's
+    page also gets its controls again, swapped out of band (the files, "Compare with…"
+    appear only once it is done): followed live, it ends as a reload shows it."""
+    if not ctx["shared"]:
+        body += render_to_string(
+            "scheduling/partials/actions.html", ctx | {"oob": True}, request=request
+        )
+    return HttpResponse(body, status=STOP_POLLING)
 
 
 def analysis_detail(request: HtmxHttpRequest, analysis_id: int) -> HttpResponse:

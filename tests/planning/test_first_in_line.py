@@ -142,7 +142,7 @@ def test_manage_py_plan_adds_the_ranking_in_every_format(tmp_path: Path, capsys:
     ]
     call_command("plan", snapshot, "--first-in-line", "--fail-on", "never")
     text = capsys.readouterr().out
-    assert "First in line: probe pods of 1 cpu / 2Gi" in text
+    assert "First in line: probe pods of 1 CPU / 2Gi" in text
     # Blue absorbs one 1-CPU, 2Gi probe before its pod on node-5 goes.
     blue = next(line for line in text.splitlines() if "Deployment default/blue" in line)
     assert blue.split()[:1] == ["2"] and "replica 2 on node-5" in blue

@@ -225,4 +225,4 @@ def test_the_migration_gives_stored_workloads_their_word_and_takes_it_back(
         assert words() == {some.pk: "some-run", every.pk: "all-run", pod.pk: "fits"}
     finally:
         # The latest state for the next test, the merge migrations after this one included.
-        migrate(MigrationExecutor(connection).loader.graph.leaf_nodes("scheduling"))
+        migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())

@@ -78,8 +78,8 @@ from .result import (
 from .simulation import Action, ActionKind, Simulation
 from .state import ClusterState
 
-# The fake queue clock's earliest origin; a pod bound at clock t ms started at origin + t
-# (clock_origin: later when the snapshot's pods started later).
+# The run clock's origin when no pod in the snapshot has started (the conformance
+# harness's fake clock starts there); a pod bound at clock t ms started at origin + t.
 EPOCH = datetime(2025, 6, 2, 9, 0, 0, tzinfo=UTC)
 # A run stops after this many cycles per submitted pod (and at least MIN_CYCLE_LIMIT):
 # a cascade of recreated victims could otherwise go on for very long.
@@ -92,16 +92,17 @@ def default_cycle_limit(num_pods: int) -> int:
 
 
 def clock_origin(base: Cluster) -> datetime:
-    """When the run's clock starts: EPOCH, or the second after the latest start time in
-    the snapshot if that is later. A pod bound during the run started after every pod
-    already running, as it would in the cluster the snapshot was taken of; a clock that
-    started before them would rank every replica the run binds as older than the pods
-    it found, and later preemptions would pick their victims wrongly."""
+    """Time zero: the second after the latest pod start in the snapshot (EPOCH when no pod
+    has started). A pod bound during the run started after every pod already running, as
+    it would in the cluster the snapshot was taken of; a clock that started before them
+    would rank every replica the run binds as older than the pods it found, and later
+    preemptions would pick their victims wrongly. Only that order counts (a pod without
+    a start time sorts after all), so the origin is no later than it needs to be: a dump
+    taken in 2021 runs in 2021."""
     starts = [p.start_ns for p in base.pods if p.start_ns != NO_START_TIME]
     if not starts:
         return EPOCH
-    after_latest = datetime.fromtimestamp(max(starts) // 1_000_000_000 + 1, tz=UTC)
-    return max(EPOCH, after_latest)
+    return datetime.fromtimestamp(max(starts) // 1_000_000_000 + 1, tz=UTC)
 
 
 def _start_time(origin: datetime, ms: int) -> tuple[str, int]:
