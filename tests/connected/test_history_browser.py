@@ -5,8 +5,6 @@ real pod preempted; at 1366 px, nothing wider than the window, no console error.
 from __future__ import annotations
 
 import copy
-import gzip
-import json
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -20,11 +18,11 @@ from planning.first_in_line import first_in_line_request, first_in_line_run
 from scheduling import services
 from tests.conftest import browser_login
 from tests.connected.history_builders import MONDAY, TUESDAY, cluster_snapshot
+from tests.realworld import real_dump
 from tests.test_real_clusters_browser import SCROLLED_BOXES
 
 pytestmark = pytest.mark.browser
 
-REAL = Path(__file__).resolve().parent.parent / "fixtures" / "realworld" / "ocp-aws"
 WIDTH, HEIGHT = 1366, 900
 SCREENS = Path(__file__).resolve().parent.parent.parent / "var" / "screens"
 
@@ -95,7 +93,7 @@ def _tuesday(monday: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[s
 def test_the_cluster_page_and_the_drift_on_a_real_cluster(
     live_server: Any, browser: Any, owner: Any, no_broker: Any
 ) -> None:
-    monday = json.loads(gzip.decompress((REAL / "snapshot.json.gz").read_bytes()))["items"]
+    monday = real_dump("ocp-aws")["items"]
     tuesday, event, victim = _tuesday(monday)
     cluster = Cluster.objects.create(name="ocp-aws", source="aws", owner=owner)
     with mock.patch("planning.tasks.first_in_line_run_task.delay"):
