@@ -7,10 +7,10 @@ kube-scheduler v1.35 writes one event per victim when it preempts
            "Preempted by pod %v on node %v", preemptor.UID, c.Name())
 
 so the event is ON the victim (core/v1 ``involvedObject``, events.k8s.io/v1
-``regarding``, ``involved`` in a snapshot's stored events), its ``related`` object is the preemptor, and the note names the
-preemptor's UID and the node. Events are the cluster's own text and may be anything:
-an event that does not read exactly so, or names what no Kubernetes name can be, is
-left out (counted) rather than shown.
+``regarding``, ``involved`` in a snapshot's stored events), its ``related`` object is
+the preemptor, and the note names the preemptor's UID and the node. Events are the
+cluster's own text and may be anything: an event that does not read exactly so, or
+names what no Kubernetes name can be, is left out (counted) rather than shown.
 
 Pure Python (no Django): the caller says where pods are found by uid or by name.
 """
