@@ -11,9 +11,9 @@ def _compose() -> dict:
     return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 
 
-def test_it_defines_the_four_services_with_health_checks():
+def test_it_defines_the_five_services_with_health_checks():
     services = _compose()["services"]
-    assert set(services) == {"web", "worker", "redis", "postgres"}
+    assert set(services) == {"web", "worker", "beat", "redis", "postgres"}
     for name, service in services.items():
         assert "healthcheck" in service, f"{name} has no health check"
         assert service["healthcheck"]["test"], name
@@ -21,7 +21,7 @@ def test_it_defines_the_four_services_with_health_checks():
 
 def test_web_and_worker_wait_for_healthy_backing_services():
     services = _compose()["services"]
-    for name in ("web", "worker"):
+    for name in ("web", "worker", "beat"):
         depends = services[name]["depends_on"]
         assert depends["postgres"]["condition"] == "service_healthy"
         assert depends["redis"]["condition"] == "service_healthy"
@@ -54,3 +54,23 @@ def test_it_keeps_secure_cookies_and_sets_hsts_by_default():
     assert env["SESSION_COOKIE_SECURE"].endswith(":-true}")
     assert env["CSRF_COOKIE_SECURE"].endswith(":-true}")
     assert int(env["SECURE_HSTS_SECONDS"].split(":-")[1].rstrip("}")) >= 31536000
+
+
+BEAT = "celery -A config beat -S django_celery_beat.schedulers:DatabaseScheduler"
+
+
+def test_one_beat_sends_the_schedules_kept_in_the_database():
+    services = _compose()["services"]
+    assert services["beat"]["command"].startswith(BEAT)
+    assert not any("beat" in str(s.get("command")) for n, s in services.items() if n != "beat")
+    # The workers read connected clusters with the kubeconfig the environment names.
+    assert "CONNECTED_KUBECONFIG" in services["worker"]["environment"]
+    assert "install_kubectl.py" in (ROOT / "Dockerfile").read_text()
+
+
+def test_make_run_runs_beat_beside_the_worker():
+    procfile = dict(
+        line.split(": ", 1) for line in (ROOT / "Procfile.dev").read_text().splitlines() if line
+    )
+    assert set(procfile) == {"web", "worker", "beat"}
+    assert procfile["beat"].startswith(BEAT)

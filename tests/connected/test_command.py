@@ -109,3 +109,27 @@ def test_snapshot_reads_now(served: Path, demo_cluster: Cluster) -> None:
     Cluster.objects.filter(pk=demo_cluster.pk).update(source="elsewhere")
     with pytest.raises(CommandError, match="elsewhere"):
         _run("snapshot", "demo")
+
+
+def test_the_admin_keeps_the_schedule_in_step_and_refuses_bad_input(
+    client: Any, django_user_model: Any, owner: Any
+) -> None:
+    root = django_user_model.objects.create_superuser("root", "root@example.com", "x")
+    client.force_login(root)
+    form = {"name": "prod", "source": "ctx", "schedule_seconds": "60", "keep": "5",
+            "owner": owner.pk, "team": "", "webhook_urls": "[]"}  # fmt: skip
+    added = client.post("/admin/connected/cluster/add/", form)
+    assert added.status_code == 302, added.content.decode()[-2000:]
+    cluster = Cluster.objects.get(name="prod")
+    task = PeriodicTask.objects.get(pk=cluster.periodic_task_id)
+    assert task.interval is not None and task.interval.every == 60
+    bad = client.post(f"/admin/connected/cluster/{cluster.pk}/change/", {**form, "source": "a b"})
+    assert bad.status_code == 200 and b"Name a kubeconfig context" in bad.content
+    changed = client.post(
+        f"/admin/connected/cluster/{cluster.pk}/change/", {**form, "schedule_seconds": "7200"}
+    )
+    assert changed.status_code == 302
+    task.refresh_from_db()
+    assert task.interval is not None and task.interval.every == 7200
+    deleted = client.post(f"/admin/connected/cluster/{cluster.pk}/delete/", {"post": "yes"})
+    assert deleted.status_code == 302 and not PeriodicTask.objects.exists()

@@ -151,3 +151,21 @@ def test_in_cluster_hides_every_kubeconfig(tmp_path: Path, owner: Any, monkeypat
     assert kubectl.env is not None and "KUBECONFIG" not in kubectl.env
     assert not any(Path(kubectl.env["HOME"]).iterdir())
     assert "--kubeconfig" not in kubectl.command() and "--context" not in kubectl.command()
+
+
+def test_openshifts_scheduler_profile_becomes_the_snapshots_configuration(
+    fake: FakeAPIServer, served: Path, demo_cluster: Cluster
+) -> None:
+    fake.objects.append(
+        {
+            "apiVersion": "config.openshift.io/v1",
+            "kind": "Scheduler",
+            "metadata": {"name": "cluster"},
+            "spec": {"profile": "HighNodeUtilization"},
+        }
+    )
+    snapshot = cluster_snapshot_take(cluster_id=demo_cluster.pk)
+    assert snapshot is not None
+    assert snapshot.scheduler_preset == "openshift-high-node-utilization"
+    assert snapshot.scheduler_origin.startswith("OpenShift's Scheduler profile")
+    assert fake.writes == []
