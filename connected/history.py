@@ -164,11 +164,11 @@ def _record(snapshot: Snapshot, preemptions: Iterable[Preemption]) -> None:
         )
 
 
-def ranked_apps(snapshot: Snapshot) -> list[str] | None:
+def ranked_apps(snapshot_id: int) -> list[str] | None:
     """The apps the default probe reaches within its limit, first first (None: not
     ranked yet)."""
     ranking = (
-        FirstInLineRanking.objects.filter(snapshot=snapshot, status=AnalysisStatus.DONE)
+        FirstInLineRanking.objects.filter(snapshot_id=snapshot_id, status=AnalysisStatus.DONE)
         .filter(**DEFAULT_PROBE)
         .first()
     )
@@ -176,6 +176,18 @@ def ranked_apps(snapshot: Snapshot) -> list[str] | None:
     if line is None:
         return None
     return [a.app for a in line.apps if a.absorbed is not None]
+
+
+def first_in_line_count(digest: SnapshotDigest) -> int | None:
+    """The apps the default probe reaches in the digest's snapshot: kept in the digest once
+    the ranking is done (the charts read it for every snapshot)."""
+    if digest.first_in_line_reached is None:
+        apps = ranked_apps(digest.snapshot_id)
+        if apps is None:
+            return None
+        digest.first_in_line_reached = len(apps)
+        SnapshotDigest.objects.filter(pk=digest.pk).update(first_in_line_reached=len(apps))
+    return digest.first_in_line_reached
 
 
 def side_of(snapshot: Snapshot) -> Side:
@@ -194,7 +206,7 @@ def side_of(snapshot: Snapshot) -> Side:
             )
         },
         nodes=frozenset(snapshot.nodes.values_list("name", flat=True)),
-        first_in_line=ranked_apps(snapshot),
+        first_in_line=ranked_apps(snapshot.pk),
     )
 
 

@@ -20,6 +20,9 @@ class SnapshotDigest(models.Model):
     notes = models.PositiveIntegerField(default=0)
     # [{"rule", "severity", "message", "objects"}] as the audit gave them.
     findings = models.JSONField(default=list)
+    # Apps the default first-in-line probe reaches within its limit, read once from the
+    # stored ranking when it is done (null: not yet).
+    first_in_line_reached = models.PositiveIntegerField(null=True, blank=True)
     # Preempted events left out (not kube-scheduler's text, or names no object can have).
     ignored_events = models.PositiveIntegerField(default=0)
     computed_at = models.DateTimeField(default=timezone.now)

@@ -19,7 +19,12 @@ from rest_framework.views import APIView
 from clusters.models import Snapshot
 from connected import explain, selectors
 from connected.charts import Series, line_chart
-from connected.history import ClusterDrift, cluster_drift, ranked_apps, ready_snapshots
+from connected.history import (
+    ClusterDrift,
+    cluster_drift,
+    first_in_line_count,
+    ready_snapshots,
+)
 from connected.history_models import AlertDelivery, ObservedPreemption, SnapshotDigest
 from connected.history_serializers import DriftDetailSerializer, DriftSerializer, ExplainSerializer
 from connected.models import Cluster
@@ -132,8 +137,8 @@ def _charts(snapshots: list[Snapshot], digests: dict[int, SnapshotDigest]) -> li
         return [getattr(digests[s.pk], field) if s.pk in digests else None for s in snapshots]
 
     def reached(s: Snapshot) -> int | None:
-        apps = ranked_apps(s)
-        return None if apps is None else len(apps)
+        digest = digests.get(s.pk)
+        return None if digest is None else first_in_line_count(digest)
 
     return [
         line_chart("Pods pending", labels, [Series("pending", "#555", known("pending_pods"))]),

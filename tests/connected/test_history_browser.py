@@ -12,7 +12,7 @@ from unittest import mock
 import pytest
 
 from connected.history import digest_snapshot
-from connected.history_models import ObservedPreemption
+from connected.history_models import ObservedPreemption, SnapshotDigest
 from connected.models import Cluster
 from planning.first_in_line import first_in_line_request, first_in_line_run
 from scheduling import services
@@ -126,6 +126,9 @@ def test_the_cluster_page_and_the_drift_on_a_real_cluster(
         assert page.locator("#history-table tbody tr").count() == 2
         assert victim in page.inner_text("#preemptions-table")
         fits("cluster page")
+        # The chart of apps first in line read each ranking once into the digest.
+        reached = SnapshotDigest.objects.values_list("first_in_line_reached", flat=True)
+        assert None not in reached and len(reached) == 2
         page.screenshot(path=str(SCREENS / "cluster-page.png"), full_page=True)
 
         page.click(f"#history-{after.pk} a:has-text('since')")
