@@ -206,8 +206,17 @@ def side_of(snapshot: Snapshot) -> Side:
             )
         },
         nodes=frozenset(snapshot.nodes.values_list("name", flat=True)),
-        first_in_line=ranked_apps(snapshot.pk),
+        first_in_line=_ranked_or_queued(snapshot),
     )
+
+
+def _ranked_or_queued(snapshot: Snapshot) -> list[str] | None:
+    """The ranked apps, or None with the ranking queued (again, if it failed or the
+    owner's unfinished work was full when the snapshot was taken)."""
+    apps = ranked_apps(snapshot.pk)
+    if apps is None:
+        first_in_line_queue(snapshot)
+    return apps
 
 
 def preemptions_between(before: Snapshot, after: Snapshot) -> list[ObservedPreemption]:

@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from connected.drift import ClassFacts, FindingFacts, Side, drift, since_words
 from connected.history import cluster_drift
 from connected.preemptions import Preemption
+from planning.models import FirstInLineRanking
 from tests.connected.history_builders import MONDAY, TUESDAY
 
 
@@ -119,6 +120,9 @@ def test_the_drift_of_two_built_snapshots_names_the_class_the_finding_and_the_pr
     assert "1 new error: missing-class on gone, shop/api;" in sentence
     assert "default/web-pdb" in sentence
     assert sentence.endswith("1 pod preempted.")
+    # Each snapshot's first-in-line ranking under the default probe was queued for a worker.
+    queued = FirstInLineRanking.objects.filter(snapshot__in=[before, after])
+    assert sorted(queued.values_list("snapshot_id", "limit")) == [(before.pk, 50), (after.pk, 50)]
 
 
 @pytest.mark.django_db
