@@ -51,6 +51,8 @@ def preemptor_manifest(row: ObservedPreemption, before: Snapshot) -> dict[str, A
     """The preemptor's pod: from the snapshot whose events recorded the preemption, else
     from the one before it (by uid, then by name)."""
     for snapshot in (row.snapshot, before):
+        if snapshot is None:
+            continue
         pods = Pod.objects.filter(snapshot=snapshot)
         found = pods.filter(uid=row.preemptor_uid).first()
         if found is None and "/" in row.preemptor:
@@ -64,12 +66,14 @@ def preemptor_manifest(row: ObservedPreemption, before: Snapshot) -> dict[str, A
 
 
 def _classes_since(
-    pod: dict[str, Any], *, before: Snapshot, after: Snapshot
+    pod: dict[str, Any], *, before: Snapshot, after: Snapshot | None
 ) -> list[dict[str, Any]]:
     """The preemptor's PriorityClass when it was created after ``before`` was taken: the
     what-if carries it (as the later snapshot has it), as a class that does not exist yet."""
     name = (pod.get("spec") or {}).get("priorityClassName")
     if not name or before.priority_classes.filter(name=name).exists():
+        return []
+    if after is None:
         return []
     pc = after.priority_classes.filter(name=name, builtin=False).first()
     if pc is None:
@@ -89,7 +93,7 @@ def explain_create(row: ObservedPreemption) -> Analysis:
         .order_by("-taken_at", "-id")
         .defer("events")
         .first()
-    ) or snapshot_before(row.snapshot)
+    ) or (snapshot_before(row.snapshot) if row.snapshot is not None else None)
     if before is None:
         raise NotExplainable("No snapshot of the cluster was taken before this preemption.")
     pod = preemptor_manifest(row, before)

@@ -37,9 +37,14 @@ class ObservedPreemption(models.Model):
     cluster = models.ForeignKey(
         "connected.Cluster", on_delete=models.CASCADE, related_name="preemptions"
     )
-    # The snapshot whose events recorded it first.
+    # The snapshot whose events recorded it first. Kept when retention deletes it: the
+    # preemption happened all the same (and /metrics counts it, a counter never falls).
     snapshot = models.ForeignKey(
-        "clusters.Snapshot", on_delete=models.CASCADE, related_name="observed_preemptions"
+        "clusters.Snapshot",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="observed_preemptions",
     )
     victim = models.CharField(max_length=507)
     victim_uid = models.CharField(max_length=128, blank=True, default="")

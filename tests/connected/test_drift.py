@@ -9,11 +9,14 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
+from clusters.services import snapshot_load_demo
 from connected.drift import ClassFacts, FindingFacts, Side, drift, since_words
-from connected.history import cluster_drift
+from connected.history import cluster_drift, digest_snapshot
+from connected.history_models import ObservedPreemption
 from connected.preemptions import Preemption
 from planning.models import FirstInLineRanking
-from tests.connected.history_builders import MONDAY, TUESDAY
+from tests.clusters.builders import small_cluster
+from tests.connected.history_builders import MONDAY, TUESDAY, cluster_snapshot
 
 
 def side(classes: dict[str, int], pdbs: dict[str, int], nodes: set[str], **kw: Any) -> Side:
@@ -155,3 +158,29 @@ def test_the_drift_page_and_the_history_page_render(two_snapshots: Any, owner_cl
     history = owner_client.get(f"/clusters/{after.cluster_id}/").content.decode()
     assert "default/web-2" in history and "batch/urgent-1" in history
     assert history.count("<svg") >= 3
+
+
+@pytest.mark.django_db
+def test_one_snapshot_or_a_foreign_one_is_said_not_a_500(
+    cluster: Any, owner: Any, owner_client: Any, no_first_in_line: Any
+) -> None:
+
+    demo = snapshot_load_demo(owner=owner)
+    only = cluster_snapshot(cluster, small_cluster(), MONDAY)
+    page = owner_client.get(f"/clusters/{cluster.pk}/drift/")
+    assert page.status_code == 400
+    assert b"has one snapshot so far" in page.content
+    # Another snapshot of the owner's, not of this cluster, is no side of its drift.
+    other = owner_client.get(f"/clusters/{cluster.pk}/drift/?from={demo.pk}&to={only.pk}")
+    assert other.status_code == 400
+    assert f"snapshot {demo.pk} is no ready snapshot of prod".encode() in other.content
+
+
+@pytest.mark.django_db
+def test_a_preemption_outlives_the_snapshot_that_recorded_it(two_snapshots: Any) -> None:
+
+    _, after = two_snapshots
+    digest_snapshot(after)
+    after.delete()
+    (row,) = ObservedPreemption.objects.all()
+    assert row.snapshot is None and row.victim == "default/web-2"
