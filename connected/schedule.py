@@ -36,3 +36,8 @@ def schedule_sync(cluster: Cluster) -> PeriodicTask:
 def schedule_remove(cluster: Cluster) -> None:
     if cluster.periodic_task_id is not None:
         PeriodicTask.objects.filter(pk=cluster.periodic_task_id).delete()
+
+
+def schedule_forget(cluster_id: int) -> None:
+    """The PeriodicTasks of a cluster that no longer exists."""
+    PeriodicTask.objects.filter(task=TASK_NAME, args=json.dumps([cluster_id])).delete()

@@ -120,9 +120,12 @@ def _claim(cluster_id: int, now: datetime) -> bool:
 def cluster_snapshot_take(*, cluster_id: int) -> Snapshot | None:
     """Reads the cluster into a new snapshot owned by its owner, then applies the
     retention. A read that fails records why on the cluster and stores nothing: no
-    snapshot is deleted or replaced. None when it failed or another read is under way."""
+    snapshot is deleted or replaced. None when it failed or another read is under way;
+    Cluster.DoesNotExist when the cluster is gone."""
     now = timezone.now()
     if not _claim(cluster_id, now):
+        if not Cluster.objects.filter(pk=cluster_id).exists():
+            raise Cluster.DoesNotExist(f"cluster {cluster_id} was removed")
         log.info("cluster %s is being read already", cluster_id)
         return None
     cluster = Cluster.objects.select_related("owner").get(pk=cluster_id)

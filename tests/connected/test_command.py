@@ -133,3 +133,16 @@ def test_the_admin_keeps_the_schedule_in_step_and_refuses_bad_input(
     assert task.interval is not None and task.interval.every == 7200
     deleted = client.post(f"/admin/connected/cluster/{cluster.pk}/delete/", {"post": "yes"})
     assert deleted.status_code == 302 and not PeriodicTask.objects.exists()
+
+
+def test_a_schedule_left_by_a_cluster_deleted_with_its_owner_goes(
+    owner: Any, django_user_model: Any
+) -> None:
+    from connected.tasks import cluster_snapshot_task
+
+    _run("add", "prod", "--context", "a", "--owner", "owner")
+    pk = Cluster.objects.get().pk
+    owner.delete()  # the cluster goes with its owner, its PeriodicTask does not
+    assert not Cluster.objects.exists() and PeriodicTask.objects.count() == 1
+    cluster_snapshot_task.apply(args=[pk])
+    assert not PeriodicTask.objects.exists()
