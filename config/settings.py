@@ -308,6 +308,21 @@ PREEMPTLAB_ANALYSIS_MAX_CYCLES = env.int("PREEMPTLAB_ANALYSIS_MAX_CYCLES", defau
 PREEMPTLAB_MAX_RESULT_BYTES = env.int("PREEMPTLAB_MAX_RESULT_BYTES", default=64 * 1024 * 1024)
 PREEMPTLAB_UNFINISHED_PER_USER = env.int("PREEMPTLAB_UNFINISHED_PER_USER", default=4)
 
+# Connected clusters' alerts and /metrics. A real preemption of a victim whose class is
+# critical is alerted: system-node-critical, system-cluster-critical and these classes.
+PREEMPTLAB_CRITICAL_CLASSES = env.list("PREEMPTLAB_CRITICAL_CLASSES", default=[])
+PREEMPTLAB_ALERT_RETRY_SECONDS = env.int("PREEMPTLAB_ALERT_RETRY_SECONDS", default=30)
+# /metrics answers a request bearing this token (none set: 401), or anyone when open.
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+METRICS_OPEN = env.bool("METRICS_OPEN", default=False)
+# Installed into django-celery-beat's database schedules when beat starts.
+CELERY_BEAT_SCHEDULE = {
+    "connected: unreadable clusters": {
+        "task": "connected.unreadable_check",
+        "schedule": 300.0,
+    },
+}
+
 REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_CLASSES": ["operations.throttling.ApiRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"api": PREEMPTLAB_API_RATE},

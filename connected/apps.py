@@ -9,3 +9,7 @@ class ConnectedConfig(AppConfig):
     name = "connected"
     verbose_name = "Connected clusters"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # The history's tasks live beside the history, not in tasks.py.
+        from connected import history_tasks  # noqa: F401

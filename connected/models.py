@@ -75,3 +75,9 @@ class Cluster(models.Model):
         if self.last_failure_at is None:
             return False
         return self.last_success_at is None or self.last_failure_at > self.last_success_at
+
+
+# What the history, the drift, the alerts and /metrics keep (connected/history.py).
+from connected.history_models import AlertDelivery, ObservedPreemption, SnapshotDigest  # noqa: E402
+
+__all__ = ["IN_CLUSTER", "AlertDelivery", "Cluster", "ObservedPreemption", "SnapshotDigest"]

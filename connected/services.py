@@ -18,6 +18,7 @@ from django.utils import timezone
 from clusters.constants import SnapshotStatus
 from clusters.models import Snapshot
 from clusters.services import SnapshotRejected, snapshot_create, snapshot_delete
+from connected import alerts
 from connected.models import Cluster
 from connected.reading import cluster_read
 from connected.schedule import schedule_remove, schedule_sync
@@ -142,6 +143,7 @@ def cluster_snapshot_take(*, cluster_id: int) -> Snapshot | None:
         return None
     Cluster.objects.filter(pk=cluster.pk).update(reading_since=None, last_success_at=timezone.now())
     cluster_retention_apply(cluster=cluster)
+    alerts.after_snapshot(snapshot)
     return snapshot
 
 

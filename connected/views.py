@@ -41,8 +41,15 @@ def _snapshots_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]
     return {"page": page, "query": query_without_page(request)}
 
 
+def _history_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
+    from connected.history_views import history_context
+
+    return history_context(cluster)
+
+
 CLUSTER_SECTIONS: list[ClusterSection] = [
     ClusterSection("connected/_snapshots.html", _snapshots_context),
+    ClusterSection("connected/_history.html", _history_context),
 ]
 
 

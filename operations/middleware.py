@@ -23,8 +23,17 @@ log = logging.getLogger(__name__)
 
 # Prefixes that answer without a session: the login page itself, the health
 # check, static files, share links (they carry their own token) and the API,
-# which authenticates (session or token) and answers 401/403 on its own.
-PUBLIC_PREFIXES = ("/accounts/login/", "/healthz", "/static/", "/s/", "/api/", "/favicon.ico")
+# which authenticates (session or token) and answers 401/403 on its own, as /metrics does
+# (a bearer token).
+PUBLIC_PREFIXES = (
+    "/accounts/login/",
+    "/healthz",
+    "/static/",
+    "/s/",
+    "/api/",
+    "/favicon.ico",
+    "/metrics",
+)
 # The API's docs are pages people open in a browser, not API calls: a visitor
 # who is not logged in goes to the login page and back, not to a bare 403.
 LOGIN_PAGES_UNDER_API = ("/api/docs/",)

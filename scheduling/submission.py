@@ -289,16 +289,18 @@ def pod_clone(*, pod: dict[str, Any], priority_class_name: str) -> dict[str, Any
     return clone
 
 
+def priority_class_row_object(pc: Any) -> dict[str, Any]:
+    """A snapshot's PriorityClass browse row as the object kubectl would apply."""
+    return priority_class_object(
+        pc.name,
+        pc.value,
+        preemption_policy=pc.preemption_policy or "",
+        global_default=pc.global_default,
+    )
+
+
 def _priority_class_objects(*, snapshot: Snapshot) -> list[dict[str, Any]]:
-    return [
-        priority_class_object(
-            pc.name,
-            pc.value,
-            preemption_policy=pc.preemption_policy or "",
-            global_default=pc.global_default,
-        )
-        for pc in snapshot.priority_classes.filter(builtin=False)
-    ]
+    return [priority_class_row_object(pc) for pc in snapshot.priority_classes.filter(builtin=False)]
 
 
 def _snapshot_classes(snapshot: Snapshot) -> Cluster:

@@ -54,7 +54,12 @@ def test_the_api_answers_as_its_schema_says(live_server: Any, owner: Any) -> Non
     )
     link = ShareLink.objects.create(analysis=analysis)
     # Generated ids rarely exist: every operation is also called on the owner's real objects.
-    real = {"id": snapshot.pk, "snapshot_id": snapshot.pk, "token": link.token}
+    real = {
+        "id": snapshot.pk,
+        "snapshot_id": snapshot.pk,
+        "token": link.token,
+        "preemption_id": snapshot.pk,
+    }
     headers = {"Authorization": f"Token {token}"}
     schema = schemathesis.openapi.from_url(f"{live_server.url}/api/schema/", headers=headers)
     failures: list[str] = []

@@ -1,5 +1,6 @@
 """A stand-in API server serving the demo cluster, and the workers' settings pointing at
-it (CONNECTED_KUBECONFIG): the cluster "demo" is its context "fake"."""
+it (CONNECTED_KUBECONFIG): the cluster "demo" is its context "fake". For the history: two
+snapshots of one cluster (tests/connected/history_builders.py)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,19 @@ from django.contrib.auth.models import Group
 
 from connected.models import Cluster
 from connected.services import cluster_create
+from scheduling import cluster_cache
 from tests.cli.conftest import DEMO
 from tests.cli.fake_apiserver import FakeAPIServer
+from tests.clusters.builders import small_cluster
 from tests.conftest import PASSWORD
+from tests.connected.history_builders import (
+    MONDAY,
+    TUESDAY,
+    cluster_snapshot,
+    later_objects,
+    preempted_event,
+)
+from tests.scheduling.conftest import no_broker  # noqa: F401
 
 
 def demo_objects() -> list[dict[str, Any]]:
@@ -93,3 +104,33 @@ def demo_cluster(owner: Any, teammate: Any) -> Cluster:
         team=Group.objects.get(name="platform"),
         webhook_urls=["https://hooks.example/secret-path"],
     )
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches() -> Any:
+    from planning.services import plan_cache_clear
+
+    cluster_cache.cluster_cache_clear()
+    plan_cache_clear()
+    yield
+
+
+@pytest.fixture
+def cluster(owner: Any) -> Cluster:
+    return Cluster.objects.create(name="prod", source="prod-context", owner=owner)
+
+
+@pytest.fixture
+def two_snapshots(cluster: Cluster, no_first_in_line: Any) -> tuple[Any, Any]:
+    before = cluster_snapshot(cluster, small_cluster(), MONDAY)
+    after = cluster_snapshot(cluster, later_objects(), TUESDAY, events=[preempted_event()])
+    return before, after
+
+
+@pytest.fixture
+def no_first_in_line() -> Any:
+    """Rankings stay queued: nothing is sent to a broker."""
+    from unittest import mock
+
+    with mock.patch("planning.tasks.first_in_line_run_task.delay") as delay:
+        yield delay

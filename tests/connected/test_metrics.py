@@ -1,0 +1,66 @@
+"""/metrics: Prometheus' text read from the database, parsed by prometheus_client's own
+parser; a bearer token, or open only when an admin says so."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from connected.history import digest_snapshot
+
+TOKEN = "metrics-token-for-tests"
+
+
+def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+
+
+@pytest.mark.django_db
+def test_metrics_hold_the_finding_the_preemption_and_the_age_per_cluster(
+    two_snapshots: Any, client: Any, settings: Any
+) -> None:
+    settings.METRICS_TOKEN = TOKEN
+    _, after = two_snapshots
+    digest_snapshot(after)
+    got = client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {TOKEN}")
+    assert got.status_code == 200
+    assert got["Content-Type"].startswith("text/plain; version=")
+    found = samples(got.content.decode())
+    finding = ("cluster", "prod"), ("rule", "missing-class"), ("severity", "error")
+    assert found[("preemptlab_findings", finding)] == 1
+    assert (
+        found[("preemptlab_preemptions_total", (("cluster", "prod"), ("victim_class", "low")))] == 1
+    )
+    assert found[("preemptlab_pending_pods", (("cluster", "prod"),))] == 1  # job-1
+    assert found[("preemptlab_snapshot_age_seconds", (("cluster", "prod"),))] > 0
+    assert ("preemptlab_analyses", (("status", "queued"),)) in found
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "header", [None, "Bearer wrong", f"Token {TOKEN}", f"Bearer {TOKEN}x", "Bearer "]
+)
+def test_metrics_answer_401_without_the_token(
+    client: Any, settings: Any, header: str | None
+) -> None:
+    settings.METRICS_TOKEN = TOKEN
+    extra = {"HTTP_AUTHORIZATION": header} if header is not None else {}
+    got = client.get("/metrics", **extra)
+    assert got.status_code == 401
+    assert got["WWW-Authenticate"].startswith("Bearer")
+
+
+@pytest.mark.django_db
+def test_no_token_set_means_closed_unless_an_admin_opens_it(client: Any, settings: Any) -> None:
+    settings.METRICS_TOKEN = ""
+    assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer ").status_code == 401
+    settings.METRICS_OPEN = True
+    got = client.get("/metrics")
+    assert got.status_code == 200
+    assert "preemptlab_analyses" in got.content.decode()
