@@ -15,7 +15,16 @@ $(BIN)/.installed: requirements.lock
 	$(BIN)/pip install --quiet -r requirements.lock
 	touch $@
 
-install: $(BIN)/.installed
+# checkov scans the rendered Kubernetes manifests in the tests. It pins its own versions of
+# packages the app uses (celery, redis, packaging), so it lives in a venv of its own.
+CHECKOV_VENV := .venv-checkov
+$(CHECKOV_VENV)/.installed: requirements-checkov.lock
+	$(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/pip install --quiet --upgrade pip
+	$(CHECKOV_VENV)/bin/pip install --quiet -r requirements-checkov.lock
+	touch $@
+
+install: $(BIN)/.installed $(CHECKOV_VENV)/.installed
 
 # The app on the embedded default: a SQLite file and Celery's filesystem broker
 # under var/, a worker beside the web server, no DEBUG (scripts/run.sh).
@@ -61,7 +70,7 @@ bench: install
 	DEBUG=1 DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/python bench/pods_page_bench.py
 
 clean:
-	rm -rf $(VENV) var
+	rm -rf $(VENV) $(CHECKOV_VENV) var
 
 # On demand, never part of the tests (it kills and restarts things): kill -9 of pool
 # processes and of the whole worker, Redis restarted empty with work queued, PostgreSQL
