@@ -8,13 +8,15 @@ else sees nothing: the selectors answer 404, as if it did not exist.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
 
 from clusters.models import TeamAdmin
+
+Rows = TypeVar("Rows", bound=QuerySet[Any])
 
 
 class NotAMember(ValueError):
@@ -25,7 +27,8 @@ def teams_of(user: Any) -> QuerySet[Group]:
     """The teams the user is in, by name."""
     if not getattr(user, "is_authenticated", False):
         return Group.objects.none()
-    return user.groups.order_by("name")
+    teams: QuerySet[Group] = user.groups.order_by("name")
+    return teams
 
 
 def visible_to(user: Any, prefix: str = "") -> Q:
@@ -39,11 +42,18 @@ def visible_to(user: Any, prefix: str = "") -> Q:
     return Q(**{f"{prefix}owner": user}) | Q(**{f"{prefix}team__in": user.groups.all()})
 
 
-def in_team(objects: QuerySet[Any], name: str | None, prefix: str = "") -> QuerySet[Any]:
+def in_team(objects: Rows, name: str | None, prefix: str = "") -> Rows:
     """``?team=NAME``: only the objects given to that team (none for an unknown name)."""
     if not name:
         return objects
+    if not _may_be_a_name(name):
+        return objects.none()
     return objects.filter(**{f"{prefix}team__name": name})
+
+
+def _may_be_a_name(name: str) -> bool:
+    """A group's name fits its column; no text column holds NUL (PostgreSQL refuses it)."""
+    return len(name) <= 150 and "\x00" not in name
 
 
 def team_named(user: Any, name: str | None) -> Group | None:
@@ -51,7 +61,7 @@ def team_named(user: Any, name: str | None) -> Group | None:
     for a team they are not in."""
     if not name:
         return None
-    team = teams_of(user).filter(name=name).first()
+    team = teams_of(user).filter(name=name).first() if _may_be_a_name(name) else None
     if team is None:
         raise NotAMember(
             f"You are not a member of a team named {name!r}; yours: "

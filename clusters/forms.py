@@ -37,6 +37,7 @@ class SnapshotUploadForm(forms.Form):
         field = self.fields["team"]
         assert isinstance(field, forms.ChoiceField)
         field.choices = [("", "None: mine alone"), *((t, t) for t in teams or [])]
+
     # The metaclass moves declared fields into base_fields, so self.files stays the uploads.
     files = MultipleFileField(  # type: ignore[assignment]
         required=False,

@@ -15,7 +15,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
-from django.views.decorators.http import require_POST, require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseStopPolling
 from django_htmx.middleware import HtmxDetails
 
@@ -59,7 +59,9 @@ def snapshot_upload(request: HttpRequest) -> HttpResponse:
     length = int(request.META.get("CONTENT_LENGTH") or 0)
     if length > services.max_upload_bytes():
         message = services.upload_too_large_message(length)
-        return _upload_page(request, SnapshotUploadForm(teams=_teams(request)), status=413, error=message)
+        return _upload_page(
+            request, SnapshotUploadForm(teams=_teams(request)), status=413, error=message
+        )
     form = SnapshotUploadForm(request.POST, request.FILES, teams=_teams(request))
     # Streams, not bytes: Django spooled a large file to disk, and a queued ingest copies
     # it to the database part by part, so the web process never holds a whole upload.
@@ -105,9 +107,8 @@ def snapshot_team(request: HttpRequest, pk: int) -> HttpResponse:
     except access.NotAMember as err:
         return HttpResponse(str(err), status=400, content_type="text/plain; charset=utf-8")
     services.snapshot_give(snapshot=snapshot, team=team)
-    messages.success(
-        request, f"“{snapshot.name}” is now {'team ' + team.name + '’s' if team else 'yours alone'}."
-    )
+    given = f"given to team {team.name}" if team else "its owner's alone"
+    messages.success(request, f"“{snapshot.name}” is {given}.")
     return redirect(snapshot)
 
 

@@ -32,7 +32,7 @@ def _id_urls(snapshot: Snapshot, analysis: Analysis, token: str) -> list[str]:
     """Every URL pattern that takes a snapshot's or an analysis' id, filled in."""
     pod = snapshot.pods.order_by("pk").first()
     assert pod is not None
-    values = {
+    values: dict[str, Any] = {
         "pk": None,
         "snapshot_id": snapshot.pk,
         "analysis_id": analysis.pk,
@@ -48,12 +48,8 @@ def _id_urls(snapshot: Snapshot, analysis: Analysis, token: str) -> list[str]:
         m = ID_ROUTE.match(route)
         if not m:
             continue
-        pk = snapshot.pk if m.group(2) == "snapshots" else analysis.pk
-        url = "/" + re.sub(
-            r"<(?:\w+:)?(\w+)>",
-            lambda g: str(pk if g.group(1) == "pk" else values[g.group(1)]),
-            route,
-        )
+        values["pk"] = snapshot.pk if m.group(2) == "snapshots" else analysis.pk
+        url = "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda g: str(values[g.group(1)]), route)
         urls.append(url)
     return urls
 
@@ -110,7 +106,9 @@ def _owner_gets_404(url: str, snapshot: Snapshot) -> bool:
     return c.get(url).status_code == 404
 
 
-def test_a_member_uses_it_over_the_api(member: Any, team_snapshot: Any, owners_analysis: Any) -> None:
+def test_a_member_uses_it_over_the_api(
+    member: Any, team_snapshot: Any, owners_analysis: Any
+) -> None:
     api = api_for(member)
     assert api.get(f"/api/snapshots/{team_snapshot.pk}/").json()["team"] == "platform"
     # The teammate's analyses of it.
@@ -122,9 +120,7 @@ def test_a_member_uses_it_over_the_api(member: Any, team_snapshot: Any, owners_a
     url = f"/api/snapshots/{team_snapshot.pk}/analyses/"
     from clusters.demo import demo_cat3_pod
 
-    r = api.post(
-        url, {"pod": demo_cat3_pod()}, format="json"
-    )
+    r = api.post(url, {"pod": demo_cat3_pod()}, format="json")
     assert r.status_code == 202, r.content
     mine = r.json()["id"]
     owner_list = api_for(team_snapshot.owner).get(url).json()
@@ -149,7 +145,9 @@ def test_a_member_may_not_delete_a_team_admin_may(
     assert not Snapshot.objects.filter(pk=team_snapshot.pk).exists()
 
 
-def test_an_admin_of_another_team_may_not_delete(team_snapshot: Any, django_user_model: Any) -> None:
+def test_an_admin_of_another_team_may_not_delete(
+    team_snapshot: Any, django_user_model: Any
+) -> None:
     from django.contrib.auth.models import Group
 
     from clusters.models import TeamAdmin
