@@ -27,11 +27,21 @@ def _start_reconciler(**kwargs: object) -> None:
     reconciler_start()
 
 
+@worker_ready.connect
+def _start_heartbeat(sender: object = None, **kwargs: object) -> None:
+    """Each worker says it is alive, for /readyz (operations/heartbeat.py)."""
+    from operations.heartbeat import heartbeat_start
+
+    heartbeat_start(str(getattr(sender, "hostname", "") or ""))
+
+
 @worker_shutdown.connect
 def _stop_reconciler(**kwargs: object) -> None:
+    from operations.heartbeat import heartbeat_stop
     from operations.reconciler import reconciler_stop
 
     reconciler_stop()
+    heartbeat_stop()
 
 
 # SIGTERM: the running analysis stops at its next budget check (scheduling/budgets.py) and
