@@ -408,7 +408,7 @@ OIDC_PROVIDER_NAME = env.str("OIDC_PROVIDER_NAME", default="single sign-on")
 OIDC_TIMEOUT = env.float("OIDC_TIMEOUT", default=5.0)
 OIDC_ENABLED = bool((OIDC_ISSUER or OIDC_OP_AUTHORIZATION_ENDPOINT) and OIDC_RP_CLIENT_ID)
 OIDC_USE_PKCE = True
-LOGIN_REDIRECT_URL_FAILURE = "login"
+LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/"
 OIDC_AUTHENTICATE_CLASS = "accounts.oidc.SignInView"
 OIDC_CALLBACK_CLASS = "accounts.oidc.CallbackView"
 INSTALLED_APPS += ["accounts"]
