@@ -112,7 +112,7 @@ def sync_teams(user: Any, claims: dict[str, Any]) -> None:
     user.groups.add(*(set(wanted) - managed))
 
 
-class Backend(OIDCAuthenticationBackend):
+class Backend(OIDCAuthenticationBackend):  # type: ignore[misc]  # the library is untyped
     get_settings = staticmethod(oidc_setting)
 
     def authenticate(self, request: Any, **kwargs: Any) -> Any:
@@ -172,7 +172,7 @@ class Backend(OIDCAuthenticationBackend):
         return user
 
 
-class SignInView(OIDCAuthenticationRequestView):
+class SignInView(OIDCAuthenticationRequestView):  # type: ignore[misc]  # the library is untyped
     """/oidc/authenticate/: to the provider; back to the login page if it cannot be reached."""
 
     get_settings = staticmethod(oidc_setting)
@@ -189,12 +189,14 @@ class SignInView(OIDCAuthenticationRequestView):
         if self.unavailable:
             messages.error(request, f"{settings.OIDC_PROVIDER_NAME} could not be reached.")
             return HttpResponseRedirect(reverse("login"))
-        return super().get(request)
+        response: HttpResponse = super().get(request)
+        return response
 
 
-class CallbackView(OIDCAuthenticationCallbackView):
+class CallbackView(OIDCAuthenticationCallbackView):  # type: ignore[misc]  # the library is untyped
     """/oidc/callback/: a refused sign-in goes back to the login page, saying so."""
 
     def login_failure(self) -> HttpResponse:
         messages.error(self.request, f"Sign-in with {settings.OIDC_PROVIDER_NAME} failed.")
-        return super().login_failure()
+        response: HttpResponse = super().login_failure()
+        return response

@@ -4,9 +4,19 @@ import os
 import signal
 
 from celery import Celery
-from celery.signals import worker_process_init, worker_ready, worker_shutdown, worker_shutting_down
+from celery.signals import (
+    celeryd_after_setup,
+    worker_process_init,
+    worker_ready,
+    worker_shutdown,
+    worker_shutting_down,
+)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+if os.environ.get("LOG_FORMAT") == "json":
+    from operations.logs import json_logging_early
+
+    json_logging_early()
 
 app = Celery("preemptlab")
 app.config_from_object("django.conf:settings", namespace="CELERY")
@@ -17,6 +27,14 @@ app.autodiscover_tasks()
 def ping() -> str:
     """A round trip through the broker and the result backend, for health checks and tests."""
     return "pong"
+
+
+@celeryd_after_setup.connect
+def _no_banner_in_json(sender: object = None, instance: object = None, **kwargs: object) -> None:
+    """LOG_FORMAT=json: the start-up banner is printed, not logged; leave it out, as
+    --quiet does, so every line the worker writes is one JSON object."""
+    if os.environ.get("LOG_FORMAT") == "json" and instance is not None:
+        instance.quiet = True  # type: ignore[attr-defined]
 
 
 @worker_ready.connect

@@ -32,17 +32,27 @@ class RequestContextMiddleware:
 
     def __init__(self, get_response: Callable[[Any], Any]) -> None:
         self.get_response = get_response
+        connect_signals()
 
     def __call__(self, request: Any) -> Any:
         given = request.headers.get("X-Request-ID", "")
         request_id = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
-        token = _request.set({"id": request_id, "method": request.method, "path": request.path})
-        try:
-            response = self.get_response(request)
-        finally:
-            _request.reset(token)
+        # Cleared when the response is closed (request_finished), not on the way out of
+        # here: Django logs a 4xx or 5xx answer after the middleware returns it.
+        _request.set({"id": request_id, "method": request.method, "path": request.path})
+        response = self.get_response(request)
         response["X-Request-ID"] = request_id
         return response
+
+
+def _request_finished(**_: Any) -> None:
+    _request.set(None)
+
+
+def connect_signals() -> None:
+    from django.core.signals import request_finished
+
+    request_finished.connect(_request_finished, dispatch_uid="operations.logs.request_finished")
 
 
 def _current_task() -> Any:
@@ -111,6 +121,17 @@ class JsonFormatter(logging.Formatter):
         elif record.stack_info:
             entry["stack"] = self.formatStack(record.stack_info)
         return json.dumps(entry, default=str, ensure_ascii=False)
+
+
+def json_logging_early() -> None:
+    """A worker warns (as root, say) before Django configures logging: from the start,
+    warnings are log records and the root logger writes JSON lines. Django's LOGGING
+    replaces this handler with its own once it is set up."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(JsonFormatter())
+    handler.addFilter(ContextFilter())
+    logging.root.handlers = [handler]
+    logging.captureWarnings(True)
 
 
 def gunicorn_logconfig() -> dict[str, Any]:

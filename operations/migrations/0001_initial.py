@@ -4,18 +4,16 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='WorkerHeartbeat',
+            name="WorkerHeartbeat",
             fields=[
-                ('worker', models.CharField(max_length=255, primary_key=True, serialize=False)),
-                ('seen_at', models.DateTimeField(db_index=True)),
+                ("worker", models.CharField(max_length=255, primary_key=True, serialize=False)),
+                ("seen_at", models.DateTimeField(db_index=True)),
             ],
         ),
     ]

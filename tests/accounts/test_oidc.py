@@ -83,7 +83,9 @@ def _handler(provider: Provider) -> type[BaseHTTPRequestHandler]:
                 assert query["client_id"] == CLIENT_ID
                 code = secrets.token_urlsafe(16)
                 provider.codes[code] = {"nonce": query["nonce"]}
-                back = f"{query['redirect_uri']}?{urlencode({'code': code, 'state': query['state']})}"
+                back = (
+                    f"{query['redirect_uri']}?{urlencode({'code': code, 'state': query['state']})}"
+                )
                 self.send_response(302)
                 self.send_header("Location", back)
                 self.end_headers()
