@@ -166,7 +166,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [SHARED_DIR / "static"]
-STATIC_ROOT = VAR_DIR / "staticfiles"
+# Collected static files: under the data folder, or where an image collected them at build
+# time (PREEMPTLAB_STATIC_ROOT), so that the data folder may be an empty volume.
+STATIC_ROOT = Path(env.str("PREEMPTLAB_STATIC_ROOT", default=str(VAR_DIR / "staticfiles")))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
