@@ -166,7 +166,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [SHARED_DIR / "static"]
-STATIC_ROOT = VAR_DIR / "staticfiles"
+# Collected static files: under the data folder, or where an image collected them at build
+# time (PREEMPTLAB_STATIC_ROOT), so that the data folder may be an empty volume.
+STATIC_ROOT = Path(env.str("PREEMPTLAB_STATIC_ROOT", default=str(VAR_DIR / "staticfiles")))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -243,6 +245,11 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 3
 CONNECTED_KUBECTL = env.str("CONNECTED_KUBECTL", default="kubectl")
 CONNECTED_KUBECONFIG = env.str("CONNECTED_KUBECONFIG", default="")
 CONNECTED_READ_TIMEOUT = env.int("CONNECTED_READ_TIMEOUT", default=120)
+# In a pod: the ServiceAccount folder (token, ca.crt, namespace) a cluster whose source is
+# in-cluster is read with, beside KUBERNETES_SERVICE_HOST/PORT (connected/in_cluster.py).
+CONNECTED_SERVICEACCOUNT_DIR = env.str(
+    "CONNECTED_SERVICEACCOUNT_DIR", default="/var/run/secrets/kubernetes.io/serviceaccount"
+)
 # The schedules of connected clusters live in the database (django-celery-beat).
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 
