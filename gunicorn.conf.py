@@ -15,3 +15,15 @@ import os
 os.umask(0o077)
 
 forwarded_allow_ips = os.environ.get("PREEMPTLAB_PROXY_ADDRESSES", "")
+
+# LOG_FORMAT=json: gunicorn's own lines (start-up, workers, one access line a request) as
+# JSON objects too (operations/logs.py), the request's path without its query string.
+if os.environ.get("LOG_FORMAT") == "json":
+    import sys
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from operations.logs import gunicorn_logconfig
+
+    logconfig_dict = gunicorn_logconfig()
+    # The request id the app answers with, in the access line.
+    access_log_format = '%(h)s "%(r)s" %(s)s %({x-request-id}o)s'

@@ -4,9 +4,19 @@ import os
 import signal
 
 from celery import Celery
-from celery.signals import worker_process_init, worker_ready, worker_shutdown, worker_shutting_down
+from celery.signals import (
+    celeryd_after_setup,
+    worker_process_init,
+    worker_ready,
+    worker_shutdown,
+    worker_shutting_down,
+)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+if os.environ.get("LOG_FORMAT") == "json":
+    from operations.logs import json_logging_early
+
+    json_logging_early()
 
 app = Celery("preemptlab")
 app.config_from_object("django.conf:settings", namespace="CELERY")
@@ -19,6 +29,14 @@ def ping() -> str:
     return "pong"
 
 
+@celeryd_after_setup.connect
+def _no_banner_in_json(sender: object = None, instance: object = None, **kwargs: object) -> None:
+    """LOG_FORMAT=json: the start-up banner is printed, not logged; leave it out, as
+    --quiet does, so every line the worker writes is one JSON object."""
+    if os.environ.get("LOG_FORMAT") == "json" and instance is not None:
+        instance.quiet = True  # type: ignore[attr-defined]
+
+
 @worker_ready.connect
 def _start_reconciler(**kwargs: object) -> None:
     """Each worker checks the database against the broker (operations/reconciler.py)."""
@@ -27,11 +45,21 @@ def _start_reconciler(**kwargs: object) -> None:
     reconciler_start()
 
 
+@worker_ready.connect
+def _start_heartbeat(sender: object = None, **kwargs: object) -> None:
+    """Each worker says it is alive, for /readyz (operations/heartbeat.py)."""
+    from operations.heartbeat import heartbeat_start
+
+    heartbeat_start(str(getattr(sender, "hostname", "") or ""))
+
+
 @worker_shutdown.connect
 def _stop_reconciler(**kwargs: object) -> None:
+    from operations.heartbeat import heartbeat_stop
     from operations.reconciler import reconciler_stop
 
     reconciler_stop()
+    heartbeat_stop()
 
 
 # SIGTERM: the running analysis stops at its next budget check (scheduling/budgets.py) and

@@ -166,7 +166,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [SHARED_DIR / "static"]
-STATIC_ROOT = VAR_DIR / "staticfiles"
+# Collected static files: under the data folder, or where an image collected them at build
+# time (PREEMPTLAB_STATIC_ROOT), so that the data folder may be an empty volume.
+STATIC_ROOT = Path(env.str("PREEMPTLAB_STATIC_ROOT", default=str(VAR_DIR / "staticfiles")))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -243,6 +245,11 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 3
 CONNECTED_KUBECTL = env.str("CONNECTED_KUBECTL", default="kubectl")
 CONNECTED_KUBECONFIG = env.str("CONNECTED_KUBECONFIG", default="")
 CONNECTED_READ_TIMEOUT = env.int("CONNECTED_READ_TIMEOUT", default=120)
+# In a pod: the ServiceAccount folder (token, ca.crt, namespace) a cluster whose source is
+# in-cluster is read with, beside KUBERNETES_SERVICE_HOST/PORT (connected/in_cluster.py).
+CONNECTED_SERVICEACCOUNT_DIR = env.str(
+    "CONNECTED_SERVICEACCOUNT_DIR", default="/var/run/secrets/kubernetes.io/serviceaccount"
+)
 # The schedules of connected clusters live in the database (django-celery-beat).
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 
@@ -389,3 +396,61 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
 }
+
+# --- Sign-in with OpenID Connect, readiness, structured logs -------------------------------
+# OpenID Connect (accounts/): on when OIDC_ISSUER (or OIDC_AUTHORIZATION_ENDPOINT) and
+# OIDC_CLIENT_ID are set. The endpoints come from <issuer>/.well-known/openid-configuration,
+# fetched at the first sign-in (OIDC_TIMEOUT seconds at most), unless given one by one.
+OIDC_ISSUER = env.str("OIDC_ISSUER", default="").rstrip("/")
+OIDC_RP_CLIENT_ID = env.str("OIDC_CLIENT_ID", default="")
+OIDC_RP_CLIENT_SECRET = env.str("OIDC_CLIENT_SECRET", default="")
+OIDC_OP_AUTHORIZATION_ENDPOINT = env.str("OIDC_AUTHORIZATION_ENDPOINT", default="")
+OIDC_OP_TOKEN_ENDPOINT = env.str("OIDC_TOKEN_ENDPOINT", default="")
+OIDC_OP_USER_ENDPOINT = env.str("OIDC_USERINFO_ENDPOINT", default="")
+OIDC_OP_JWKS_ENDPOINT = env.str("OIDC_JWKS_ENDPOINT", default="")
+OIDC_RP_SIGN_ALGO = env.str("OIDC_SIGN_ALGO", default="RS256")
+OIDC_RP_SCOPES = env.str("OIDC_SCOPES", default="openid email profile groups")
+OIDC_GROUPS_CLAIM = env.str("OIDC_GROUPS_CLAIM", default="groups")
+OIDC_PROVIDER_NAME = env.str("OIDC_PROVIDER_NAME", default="single sign-on")
+OIDC_TIMEOUT = env.float("OIDC_TIMEOUT", default=5.0)
+OIDC_ENABLED = bool((OIDC_ISSUER or OIDC_OP_AUTHORIZATION_ENDPOINT) and OIDC_RP_CLIENT_ID)
+OIDC_USE_PKCE = True
+LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/"
+OIDC_AUTHENTICATE_CLASS = "accounts.oidc.SignInView"
+OIDC_CALLBACK_CLASS = "accounts.oidc.CallbackView"
+INSTALLED_APPS += ["accounts"]
+AUTHENTICATION_BACKENDS = ["django.contrib.auth.backends.ModelBackend"]
+if OIDC_ENABLED:
+    AUTHENTICATION_BACKENDS += ["accounts.oidc.Backend"]
+
+# /readyz: a worker is seen when it beat within PREEMPTLAB_WORKER_SEEN_SECONDS; each
+# worker beats every PREEMPTLAB_HEARTBEAT_SECONDS (operations/heartbeat.py).
+PREEMPTLAB_HEARTBEAT_SECONDS = env.int("PREEMPTLAB_HEARTBEAT_SECONDS", default=15)
+PREEMPTLAB_WORKER_SEEN_SECONDS = env.int("PREEMPTLAB_WORKER_SEEN_SECONDS", default=60)
+
+# LOG_FORMAT=json: every line one JSON object (operations/logs.py), for Django, Celery
+# (which then leaves the root logger to these settings) and gunicorn (gunicorn.conf.py).
+LOG_FORMAT = env.str("LOG_FORMAT", default="text")
+MIDDLEWARE.insert(0, "operations.logs.RequestContextMiddleware")
+if LOG_FORMAT == "json":
+    LOGGING = {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {"context": {"()": "operations.logs.ContextFilter"}},
+        "formatters": {"json": {"()": "operations.logs.JsonFormatter"}},
+        "handlers": {
+            "console": {
+                "class": "logging.StreamHandler",
+                "formatter": "json",
+                "filters": ["context"],
+            }
+        },
+        "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+        # Django's loggers would otherwise keep their own text handlers (DEBUG, runserver).
+        "loggers": {
+            name: {"handlers": [], "propagate": True}
+            for name in ("django", "django.server", "celery")
+        },
+    }
+    CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+    CELERY_WORKER_REDIRECT_STDOUTS = False

@@ -1,18 +1,21 @@
 """The root URL map: pages, the apps' APIs under /api/, the schema and its docs, /healthz."""
 
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from accounts.views import LoginView
 from config import views
 from operations import health
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
     path("favicon.ico", views.favicon, name="favicon"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("snapshots/", include("clusters.urls")),
@@ -31,5 +34,8 @@ urlpatterns = [
     # the docs work under the same Content-Security-Policy as every page.
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
 ]
+# Sign-in with OpenID Connect: /oidc/authenticate/ and /oidc/callback/, only when configured.
+if settings.OIDC_ENABLED:
+    urlpatterns.append(path("oidc/", include("mozilla_django_oidc.urls")))
 
 handler500 = "config.views.server_error"

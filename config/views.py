@@ -7,11 +7,14 @@ from django.templatetags.static import static
 from django.utils.cache import patch_cache_control
 
 from clusters.selectors import snapshot_list
+from connected.in_cluster import in_cluster
 
 
 def home(request: HttpRequest) -> TemplateResponse:
     recent = snapshot_list(user=request.user).order_by("-created")[:5]
-    return TemplateResponse(request, "home.html", {"recent_snapshots": recent})
+    # Where the app runs, for signed-in users only (every page but a few asks for a login).
+    here = in_cluster() if request.user.is_authenticated else None
+    return TemplateResponse(request, "home.html", {"recent_snapshots": recent, "in_cluster": here})
 
 
 def favicon(request: HttpRequest) -> HttpResponse:

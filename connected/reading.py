@@ -16,7 +16,8 @@ from django.utils.dateparse import parse_datetime
 from clusters.ingest.scrub import scrub_event
 from clusters.ingest.uploaded import UploadedFile
 from clusters.services import max_upload_bytes
-from connected.models import Cluster
+from connected.in_cluster import in_cluster_kubeconfig
+from connected.models import IN_CLUSTER, Cluster
 from preemptlab.kube import Kubectl, KubeError
 
 # The events a snapshot keeps: the hour before the read, at most this many (the newest).
@@ -35,14 +36,22 @@ class ClusterRead:
 
 
 def kubectl_for(cluster: Cluster, work: Path) -> Kubectl:
-    """The worker's kubectl on the cluster's source. In-cluster: no kubeconfig at all (an
-    empty home, no KUBECONFIG), so that kubectl takes the pod's ServiceAccount."""
+    """The worker's kubectl on the cluster's source. In-cluster: only the pod's
+    ServiceAccount (connected.in_cluster's kubeconfig; an empty home, no KUBECONFIG), never
+    a kubeconfig of the workers'. KubeError outside a pod or without a token."""
     timeout = float(settings.CONNECTED_READ_TIMEOUT)
     if cluster.in_cluster:
         home = work / "home"
         home.mkdir(exist_ok=True)
         env = {k: v for k, v in os.environ.items() if k != "KUBECONFIG"} | {"HOME": str(home)}
-        return Kubectl(settings.CONNECTED_KUBECTL, timeout=timeout, env=env)
+        kubeconfig = in_cluster_kubeconfig(work / "in-cluster.kubeconfig")
+        return Kubectl(
+            settings.CONNECTED_KUBECTL,
+            context=IN_CLUSTER,
+            kubeconfig=str(kubeconfig),
+            timeout=timeout,
+            env=env,
+        )
     return Kubectl(
         settings.CONNECTED_KUBECTL,
         context=cluster.source,

@@ -1,4 +1,5 @@
-"""/healthz: is the database reachable, is the broker reachable.
+"""/healthz (liveness): is the database reachable, is the broker reachable.
+/readyz (readiness): those two, and a worker seen within the last minute.
 
 It answers anyone, so it says which dependency is down and nothing more: the
 exception (hosts, ports, user names) goes to the log, not to the caller.
@@ -37,17 +38,34 @@ def _broker_ok() -> tuple[bool, str]:
         return False, "unreachable"
 
 
-def healthz(request: HttpRequest) -> JsonResponse:
-    db_ok, db_detail = _database_ok()
-    broker_ok, broker_detail = _broker_ok()
-    healthy = db_ok and broker_ok
-    down = [name for name, ok in (("database", db_ok), ("broker", broker_ok)) if not ok]
-    body = {
+def _worker_ok() -> tuple[bool, str]:
+    from operations.heartbeat import worker_seen
+
+    try:
+        return (True, "seen") if worker_seen() else (False, "not seen")
+    except Exception as exc:
+        log.warning("readyz: worker heartbeats unreadable: %s", exc)
+        connection.close()
+        return False, "unknown"
+
+
+def _answer(checks: dict[str, tuple[bool, str]]) -> JsonResponse:
+    healthy = all(ok for ok, _ in checks.values())
+    body: dict[str, object] = {
         "status": "ok" if healthy else "unavailable",
-        "down": down,
-        "database": {"ok": db_ok, "detail": db_detail},
-        "broker": {"ok": broker_ok, "detail": broker_detail},
+        "down": [name for name, (ok, _) in checks.items() if not ok],
     }
+    body |= {name: {"ok": ok, "detail": detail} for name, (ok, detail) in checks.items()}
     response = JsonResponse(body, status=200 if healthy else 503)
     response["Cache-Control"] = "no-store"
     return response
+
+
+def readyz(request: HttpRequest) -> JsonResponse:
+    """Ready for traffic: the database and the broker answer, and a worker beat within
+    PREEMPTLAB_WORKER_SEEN_SECONDS (a what-if would otherwise wait for nobody)."""
+    return _answer({"database": _database_ok(), "broker": _broker_ok(), "worker": _worker_ok()})
+
+
+def healthz(request: HttpRequest) -> JsonResponse:
+    return _answer({"database": _database_ok(), "broker": _broker_ok()})

@@ -21,13 +21,16 @@ from operations.input_limits import body_too_large
 
 log = logging.getLogger(__name__)
 
-# Prefixes that answer without a session: the login page itself, the health
-# check, static files, share links (they carry their own token) and the API,
-# which authenticates (session or token) and answers 401/403 on its own, as /metrics does
+# Prefixes that answer without a session: the login page itself and the OpenID Connect
+# sign-in's start and callback (404 when it is off), the health and readiness checks,
+# static files, share links (they carry their own token) and the API, which
+# authenticates (session or token) and answers 401/403 on its own, as /metrics does
 # (a bearer token).
 PUBLIC_PREFIXES = (
     "/accounts/login/",
     "/healthz",
+    "/readyz",
+    "/oidc/",
     "/static/",
     "/s/",
     "/api/",

@@ -6,6 +6,7 @@ late. Every request is recorded with its verb: a write is answered 405 and kept.
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -73,6 +74,8 @@ class FakeAPIServer:
         self.delay = delay
         self.requests: list[str] = []
         self.calls: list[tuple[str, str]] = []
+        # The Authorization header of every request ("" when none was sent).
+        self.authorizations: list[str] = []
 
     @property
     def writes(self) -> list[tuple[str, str]]:
@@ -134,13 +137,16 @@ class FakeAPIServer:
         return 404, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404}
 
     @contextmanager
-    def running(self, tmp: Path, *, port: int = 0) -> Iterator[Path]:
-        """Serves on ``port`` (0: a free one); yields a kubeconfig whose current context,
-        "fake", points here."""
+    def running(
+        self, tmp: Path, *, port: int = 0, tls: tuple[Path, Path] | None = None
+    ) -> Iterator[Path]:
+        """Serves on ``port`` (0: a free one), over HTTPS with ``tls`` (certificate, key);
+        yields a kubeconfig whose current context, "fake", points here."""
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
+                fake.authorizations.append(self.headers.get("Authorization", ""))
                 fake.calls.append(("GET", self.path))
                 fake.requests.append(self.path)
                 code, body = fake.answer(self.path)
@@ -170,6 +176,10 @@ class FakeAPIServer:
                 pass
 
         server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        if tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            server.socket = context.wrap_socket(server.socket, server_side=True)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         kubeconfig = tmp / "kubeconfig"
@@ -181,7 +191,10 @@ class FakeAPIServer:
                     "clusters": [
                         {
                             "name": "fake",
-                            "cluster": {"server": f"http://127.0.0.1:{server.server_port}"},
+                            "cluster": {
+                                "server": f"{'https' if tls else 'http'}://127.0.0.1:"
+                                f"{server.server_port}"
+                            },
                         }
                     ],
                     "users": [{"name": "ci", "user": {"token": "not-a-secret"}}],

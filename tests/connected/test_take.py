@@ -142,17 +142,6 @@ def test_a_read_under_way_is_not_started_twice(served: Path, demo_cluster: Clust
     assert not Snapshot.objects.filter(cluster=demo_cluster).exists()
 
 
-def test_in_cluster_hides_every_kubeconfig(tmp_path: Path, owner: Any, monkeypatch: Any) -> None:
-    from connected.reading import kubectl_for
-
-    monkeypatch.setenv("KUBECONFIG", "/somewhere/config")
-    kubectl = kubectl_for(Cluster(name="here", source="in-cluster", owner=owner), tmp_path)
-    assert kubectl.context is None and kubectl.kubeconfig is None
-    assert kubectl.env is not None and "KUBECONFIG" not in kubectl.env
-    assert not any(Path(kubectl.env["HOME"]).iterdir())
-    assert "--kubeconfig" not in kubectl.command() and "--context" not in kubectl.command()
-
-
 def test_openshifts_scheduler_profile_becomes_the_snapshots_configuration(
     fake: FakeAPIServer, served: Path, demo_cluster: Cluster
 ) -> None:
