@@ -27,6 +27,17 @@ class SnapshotUploadForm(forms.Form):
         required=False,
         help_text="Defaults to the first file's name.",
     )
+    team = forms.ChoiceField(
+        required=False,
+        help_text="Its members read it, ask what-ifs on it and see each other's analyses.",
+    )
+
+    def __init__(self, *args: Any, teams: list[str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["team"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [("", "None: mine alone"), *((t, t) for t in teams or [])]
+
     # The metaclass moves declared fields into base_fields, so self.files stays the uploads.
     files = MultipleFileField(  # type: ignore[assignment]
         required=False,

@@ -9,6 +9,7 @@ transaction together with the snapshot turning ready: all or nothing.
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.auth.models import Group
 from django.db import models
 from django.urls import reverse
 
@@ -19,6 +20,11 @@ from operations.leases import LeasedWork
 class Snapshot(LeasedWork):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="snapshots"
+    )
+    # Members of the team read it, ask what-ifs on it and see each other's analyses of it
+    # (clusters/access.py); null: its owner's alone.
+    team = models.ForeignKey(
+        Group, null=True, blank=True, on_delete=models.SET_NULL, related_name="snapshots"
     )
     name = models.CharField(max_length=200)
     created = models.DateTimeField(auto_now_add=True)
@@ -302,3 +308,19 @@ class ParsedCluster(models.Model):
 
     def __str__(self) -> str:
         return f"parsed cluster of snapshot {self.snapshot_id} ({self.version})"
+
+
+class TeamAdmin(models.Model):
+    """A member of a team who may delete what the team was given (its other members only
+    read and ask): a row per user and team, set in the admin site."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="team_admin_of"
+    )
+    team = models.ForeignKey(Group, on_delete=models.CASCADE, related_name="admins")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "team"], name="team_admin_once")]
+
+    def __str__(self) -> str:
+        return f"{self.user} admins {self.team}"

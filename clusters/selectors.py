@@ -9,20 +9,21 @@ import orjson
 from django.db.models import QuerySet
 from django.http import Http404
 
-from clusters import models
+from clusters import access, models
 from clusters.constants import SnapshotStatus
 
 
-def snapshot_list(*, user: Any) -> QuerySet[models.Snapshot]:
-    """The snapshots the user may see, newest first: their own only.
+def snapshot_list(*, user: Any, team: str | None = None) -> QuerySet[models.Snapshot]:
+    """The snapshots the user may see, newest first: their own and their teams'
+    (clusters/access.py).
 
     Staff too: the pages and the API are scoped to the requesting user, as DESIGN.md
     says; staff who must see another user's snapshots use the admin site (/admin/).
     """
-    snapshots = models.Snapshot.objects.select_related("owner")
+    snapshots = models.Snapshot.objects.select_related("owner", "team")
     if not getattr(user, "is_authenticated", False):
         return snapshots.none()
-    return snapshots.filter(owner=user)
+    return access.in_team(snapshots.filter(access.visible_to(user)), team)
 
 
 def snapshot_get(*, user: Any, snapshot_id: int | str) -> models.Snapshot:

@@ -255,6 +255,13 @@ def snapshot_fail(*, snapshot: models.Snapshot, error: str) -> None:
     models.SnapshotUpload.objects.filter(snapshot_id=snapshot.pk).delete()
 
 
+def snapshot_give(*, snapshot: models.Snapshot, team: Any) -> None:
+    """Gives the snapshot (its analyses with it) to a team, or back to its owner alone
+    (None); clusters/access.py checked the user is in that team."""
+    snapshot.team = team
+    snapshot.save(update_fields=["team"])
+
+
 def snapshot_delete(*, snapshot: models.Snapshot) -> None:
     """Deletes the snapshot and its analyses; their runs already going keep the owner's
     slots until they stop (scheduling/cancellation.py)."""

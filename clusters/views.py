@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_htmx.http import HttpResponseStopPolling
 from django_htmx.middleware import HtmxDetails
 
-from clusters import selectors, services
+from clusters import access, selectors, services
 from clusters.charts import node_bars
 from clusters.forms import SnapshotUploadForm
 from clusters.ingest.scrub import scrub_report_lines
@@ -35,9 +35,15 @@ def _is_target(request: HttpRequest, target: str) -> bool:
 
 @require_GET
 def snapshot_list(request: HttpRequest) -> TemplateResponse:
-    snapshots = selectors.snapshot_list(user=request.user)
+    team = request.GET.get("team") or ""
+    snapshots = selectors.snapshot_list(user=request.user, team=team)
     page = paginate(request, snapshots, per_page=25)
-    context = {"page": page, "query": query_without_page(request)}
+    context = {
+        "page": page,
+        "query": query_without_page(request),
+        "teams": _teams(request),
+        "team": team,
+    }
     template = (
         "clusters/_snapshot_table.html"
         if _is_target(request, "snapshot-table")
@@ -49,12 +55,14 @@ def snapshot_list(request: HttpRequest) -> TemplateResponse:
 @require_http_methods(["GET", "POST"])
 def snapshot_upload(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
-        return _upload_page(request, SnapshotUploadForm(), status=200)
+        return _upload_page(request, SnapshotUploadForm(teams=_teams(request)), status=200)
     length = int(request.META.get("CONTENT_LENGTH") or 0)
     if length > services.max_upload_bytes():
         message = services.upload_too_large_message(length)
-        return _upload_page(request, SnapshotUploadForm(), status=413, error=message)
-    form = SnapshotUploadForm(request.POST, request.FILES)
+        return _upload_page(
+            request, SnapshotUploadForm(teams=_teams(request)), status=413, error=message
+        )
+    form = SnapshotUploadForm(request.POST, request.FILES, teams=_teams(request))
     # Streams, not bytes: Django spooled a large file to disk, and a queued ingest copies
     # it to the database part by part, so the web process never holds a whole upload.
     chosen = [
@@ -68,6 +76,7 @@ def snapshot_upload(request: HttpRequest) -> HttpResponse:
         if paste.strip():
             files.append(services.UploadedFile(name="pasted", data=paste.encode()))
         try:
+            team = access.team_named(request.user, form.cleaned_data.get("team"))
             snapshot = services.snapshot_create(
                 owner=request.user, name=form.cleaned_data.get("name") or "", files=files
             )
@@ -75,11 +84,32 @@ def snapshot_upload(request: HttpRequest) -> HttpResponse:
             form.add_error(None, err.message)
             status = err.status
         else:
+            if team is not None:
+                services.snapshot_give(snapshot=snapshot, team=team)
             return redirect(snapshot)
     # Refused: nothing of the files is kept (a refused file was never scrubbed, so it may
     # hold Secrets); the page names them so the next try picks the same ones again.
     refused = [ChosenFile(name=f.name, size=f.size) for f in chosen if f.size]
     return _upload_page(request, form, status=status, refused=refused)
+
+
+def _teams(request: HttpRequest) -> list[str]:
+    return list(access.teams_of(request.user).values_list("name", flat=True))
+
+
+@require_POST
+def snapshot_team(request: HttpRequest, pk: int) -> HttpResponse:
+    """The snapshot page's team menu: give it to a team of yours, or to none."""
+    snapshot = selectors.snapshot_get(user=request.user, snapshot_id=pk)
+    access.check_delete(request.user, snapshot)
+    try:
+        team = access.team_named(request.user, request.POST.get("team"))
+    except access.NotAMember as err:
+        return HttpResponse(str(err), status=400, content_type="text/plain; charset=utf-8")
+    services.snapshot_give(snapshot=snapshot, team=team)
+    given = f"given to team {team.name}" if team else "its owner's alone"
+    messages.success(request, f"“{snapshot.name}” is {given}.")
+    return redirect(snapshot)
 
 
 @dataclass(frozen=True)
@@ -129,7 +159,10 @@ def _overview_context(snapshot: Snapshot) -> dict[str, Any]:
 @require_GET
 def snapshot_detail(request: HttpRequest, pk: int) -> HttpResponse:
     snapshot = selectors.snapshot_get(user=request.user, snapshot_id=pk)
-    context = _overview_context(snapshot)
+    context = _overview_context(snapshot) | {
+        "teams": _teams(request),
+        "may_delete": access.can_delete(request.user, snapshot),
+    }
     if _is_target(request, "snapshot-body"):
         if snapshot.is_ingesting:
             return TemplateResponse(request, "clusters/_snapshot_body.html", context)
@@ -145,6 +178,7 @@ def snapshot_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def snapshot_delete(request: HttpRequest, pk: int) -> HttpResponse:
     snapshot = selectors.snapshot_get(user=request.user, snapshot_id=pk)
+    access.check_delete(request.user, snapshot)
     if request.method == "POST":
         name = snapshot.name
         services.snapshot_delete(snapshot=snapshot)

@@ -4,21 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.http import Http404
 
+from clusters import access
 from clusters.models import Snapshot
 from connected.models import Cluster
 
 
-def cluster_list(*, user: Any) -> QuerySet[Cluster]:
+def cluster_list(*, user: Any, team: str | None = None) -> QuerySet[Cluster]:
     """Staff see every cluster; anyone else those they own or whose team they are in."""
     clusters = Cluster.objects.select_related("owner", "team")
     if not getattr(user, "is_authenticated", False):
         return clusters.none()
     if user.is_staff:
-        return clusters
-    return clusters.filter(Q(owner=user) | Q(team__in=user.groups.all())).distinct()
+        return access.in_team(clusters, team)
+    return access.in_team(clusters.filter(access.visible_to(user)), team)
 
 
 def cluster_get(*, user: Any, cluster_id: int | str) -> Cluster:

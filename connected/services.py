@@ -150,7 +150,8 @@ def cluster_snapshot_take(*, cluster_id: int) -> Snapshot | None:
 def _take(cluster: Cluster, now: datetime) -> Snapshot:
     with tempfile.TemporaryDirectory(prefix="preemptlab-cluster-") as tmp:
         read = cluster_read(cluster, Path(tmp), now=now)
-    fields: dict[str, Any] = {"cluster": cluster, "events": read.events}
+    # A team's cluster's snapshots are the team's: its members read them.
+    fields: dict[str, Any] = {"cluster": cluster, "team": cluster.team, "events": read.events}
     if read.preset:
         fields |= {
             "scheduler_preset": read.preset,

@@ -55,7 +55,7 @@ CLUSTER_SECTIONS: list[ClusterSection] = [
 
 @require_GET
 def cluster_list(request: HttpRequest) -> TemplateResponse:
-    clusters = selectors.cluster_list(user=request.user)
+    clusters = selectors.cluster_list(user=request.user, team=request.GET.get("team"))
     return TemplateResponse(request, "connected/cluster_list.html", {"clusters": clusters})
 
 

@@ -17,6 +17,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
+from clusters import access
 from clusters.ingest.scrub import scrub_report_lines
 from operations.leases import LeasedWork
 from scheduling.constants import (
@@ -35,10 +36,11 @@ from scheduling.workloads import WorkloadRun
 
 class AnalysisQuerySet(models.QuerySet["Analysis"]):
     def visible_to(self, user: Any) -> AnalysisQuerySet:
-        # Staff included: everyone sees their own; the admin site shows everything.
+        # Staff included: everyone sees those of their own and their teams' snapshots
+        # (clusters/access.py); the admin site shows everything.
         if not getattr(user, "is_authenticated", False):
             return self.none()
-        return self.filter(snapshot__owner=user)
+        return self.filter(access.visible_to(user, prefix="snapshot__"))
 
     def without_payload(self) -> AnalysisQuerySet:
         """For lists: leave the large JSON columns in the database."""

@@ -10,6 +10,7 @@ from django.db.models.fields.json import KT, KeyTransform
 from django.db.models.functions import Coalesce, NullIf
 from django.http import Http404
 
+from clusters import access
 from clusters.models import Snapshot
 from scheduling.constants import AnalysisKind, AnalysisStatus, Outcome, WorkloadOutcome
 from scheduling.engine import ENGINE_VERSION
@@ -18,9 +19,13 @@ from scheduling.models import Analysis, ShareLink
 from scheduling.services import room_pod_key
 
 
-def analysis_list(*, user: Any, snapshot: Snapshot | None = None) -> QuerySet[Analysis]:
-    """The user's analyses (staff too: only their own), newest first, without their large columns."""
-    qs = Analysis.objects.visible_to(user).without_payload().select_related("snapshot")
+def analysis_list(
+    *, user: Any, snapshot: Snapshot | None = None, team: str | None = None
+) -> QuerySet[Analysis]:
+    """The user's analyses and their teams' (staff too: only those), newest first, without
+    their large columns; ``team``: only those of snapshots given to that team."""
+    qs = access.in_team(Analysis.objects.visible_to(user), team, prefix="snapshot__")
+    qs = qs.without_payload().select_related("snapshot")
     # "Explain this cycle" is a view of its workload's run, reached from it: not a row.
     qs = qs.filter(parent__isnull=True)
     if snapshot is not None:
@@ -34,12 +39,14 @@ def _text(path: str) -> NullIf:
     return NullIf(KT(path), Value("null", output_field=TextField()))
 
 
-def analysis_rows(*, user: Any, snapshot: Snapshot | None = None) -> QuerySet[Analysis]:
+def analysis_rows(
+    *, user: Any, snapshot: Snapshot | None = None, team: str | None = None
+) -> QuerySet[Analysis]:
     """analysis_list for the pages' tables: each row also carries its node, class and
     victims, read out of the stored explanation by the database (not loaded whole)."""
     # An analysis stored before the explanation existed keeps these under "result"
     # (scheduling.explanations, schema 1).
-    return analysis_list(user=user, snapshot=snapshot).annotate(
+    return analysis_list(user=user, snapshot=snapshot, team=team).annotate(
         result_node=Coalesce(_text("explanation__node"), _text("explanation__result__node")),
         result_class=Coalesce(
             _text("explanation__priority_class"),

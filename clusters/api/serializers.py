@@ -40,6 +40,14 @@ class SnapshotSerializer(serializers.ModelSerializer[models.Snapshot]):
     owner = serializers.CharField(
         source="owner.get_username", read_only=True, help_text="Who uploaded it."
     )
+    team = serializers.CharField(
+        source="team.name",
+        read_only=True,
+        allow_null=True,
+        default=None,
+        help_text="The team (a group) it was given to: its members read it and ask what-ifs "
+        "on it; null: its owner's alone.",
+    )
     status = serializers.ChoiceField(
         choices=SnapshotStatus.choices,
         read_only=True,
@@ -101,6 +109,7 @@ class SnapshotSerializer(serializers.ModelSerializer[models.Snapshot]):
             "page_url",
             "name",
             "owner",
+            "team",
             "status",
             "error",
             "progress",
@@ -145,6 +154,12 @@ class SnapshotSerializer(serializers.ModelSerializer[models.Snapshot]):
 
 
 class SnapshotMultipartCreateSerializer(serializers.Serializer[Any]):
+    team = serializers.CharField(
+        max_length=150,
+        required=False,
+        allow_blank=True,
+        help_text="Give it to a team of yours (a group's name); members read it.",
+    )
     name = serializers.CharField(
         max_length=200,
         required=False,
@@ -159,6 +174,12 @@ class SnapshotMultipartCreateSerializer(serializers.Serializer[Any]):
 
 
 class SnapshotJSONCreateSerializer(serializers.Serializer[Any]):
+    team = serializers.CharField(
+        max_length=150,
+        required=False,
+        allow_blank=True,
+        help_text="Give it to a team of yours (a group's name); members read it.",
+    )
     name = serializers.CharField(
         max_length=200, required=False, allow_blank=True, help_text="A name."
     )
@@ -170,6 +191,15 @@ class SnapshotJSONCreateSerializer(serializers.Serializer[Any]):
         if not isinstance(value, dict | list):
             raise serializers.ValidationError("Expected a v1 List or a list of objects.")
         return value
+
+
+class SnapshotPatchSerializer(serializers.Serializer[Any]):
+    team = serializers.CharField(
+        max_length=150,
+        allow_blank=True,
+        allow_null=True,
+        help_text="A team of yours (a group's name) to give it to; empty or null: no team.",
+    )
 
 
 class NodeSerializer(serializers.ModelSerializer[models.Node]):

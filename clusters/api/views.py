@@ -18,7 +18,7 @@ from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from clusters import models, selectors, services
+from clusters import access, models, selectors, services
 from clusters.api import filters
 from clusters.api.serializers import (
     NodeSerializer,
@@ -27,6 +27,7 @@ from clusters.api.serializers import (
     PriorityClassSerializer,
     SnapshotJSONCreateSerializer,
     SnapshotMultipartCreateSerializer,
+    SnapshotPatchSerializer,
     SnapshotSerializer,
 )
 from clusters.paging import KnownCountPaginator
@@ -66,7 +67,9 @@ class SnapshotListCreate(generics.ListAPIView[models.Snapshot]):
     filter_backends: list[Any] = []
 
     def get_queryset(self) -> QuerySet[models.Snapshot]:
-        snapshots = selectors.snapshot_list(user=self.request.user)
+        snapshots = selectors.snapshot_list(
+            user=self.request.user, team=self.request.query_params.get("team")
+        )
         cluster = self.request.query_params.get("cluster")
         if cluster is None:
             return snapshots
@@ -75,14 +78,15 @@ class SnapshotListCreate(generics.ListAPIView[models.Snapshot]):
         return snapshots.filter(cluster_id=int(cluster)).order_by("-taken_at", "-id")
 
     @extend_schema(
-        summary="List your snapshots, newest first",
+        summary="List your snapshots and your teams', newest first",
         parameters=[
+            OpenApiParameter("team", str, description="Only those given to this team."),
             OpenApiParameter(
                 "cluster",
                 int,
                 description="Only the snapshots read from this connected cluster (newest "
                 "taken first).",
-            )
+            ),
         ],
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -114,8 +118,17 @@ class SnapshotListCreate(generics.ListAPIView[models.Snapshot]):
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         if (refused := _too_large(request)) is not None:
             return refused
+        multipart = request.content_type.startswith("multipart/")
         try:
-            if request.content_type.startswith("multipart/"):
+            # Refused before anything is stored: a team the user is not in.
+            team = access.team_named(
+                request.user,
+                request.POST.get("team") if multipart else _team_of(request.data),
+            )
+        except access.NotAMember as err:
+            return Response({"team": [str(err)]}, status=status.HTTP_400_BAD_REQUEST)
+        try:
+            if multipart:
                 data = {
                     # request.POST is request.data for a form body, typed as the QueryDict it is
                     "name": request.POST.get("name", ""),
@@ -140,9 +153,16 @@ class SnapshotListCreate(generics.ListAPIView[models.Snapshot]):
                 )
         except services.SnapshotRejected as err:
             return Response({"detail": err.message}, status=err.status)
+        if team is not None:
+            services.snapshot_give(snapshot=snapshot, team=team)
         body = SnapshotSerializer(snapshot, context=self.get_serializer_context()).data
         code = status.HTTP_201_CREATED if snapshot.is_ready else status.HTTP_202_ACCEPTED
         return Response(body, status=code, headers={"Location": body["url"]})
+
+
+def _team_of(data: Any) -> str | None:
+    team = data.get("team") if isinstance(data, dict) else None
+    return team if isinstance(team, str) else None
 
 
 class SnapshotDetail(generics.RetrieveDestroyAPIView[models.Snapshot]):
@@ -159,7 +179,30 @@ class SnapshotDetail(generics.RetrieveDestroyAPIView[models.Snapshot]):
     def delete(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().delete(request, *args, **kwargs)
 
+    @extend_schema(
+        summary="Give a snapshot to a team of yours, or to none",
+        request=SnapshotPatchSerializer,
+        responses={
+            200: SnapshotSerializer,
+            400: OpenApiResponse(ErrorSerializer, description="Not a team of yours."),
+            403: OpenApiResponse(ErrorSerializer, description="A member; not its owner."),
+        },
+    )
+    def patch(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        snapshot = self.get_object()
+        form = SnapshotPatchSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        # Who may delete it may give it away: its owner or an admin of its team.
+        access.check_delete(request.user, snapshot)
+        try:
+            team = access.team_named(request.user, form.validated_data.get("team"))
+        except access.NotAMember as err:
+            return Response({"team": [str(err)]}, status=status.HTTP_400_BAD_REQUEST)
+        services.snapshot_give(snapshot=snapshot, team=team)
+        return Response(self.get_serializer(snapshot).data)
+
     def perform_destroy(self, instance: models.Snapshot) -> None:
+        access.check_delete(self.request.user, instance)
         services.snapshot_delete(snapshot=instance)
 
 

@@ -42,7 +42,9 @@ class ClusterListCreate(generics.ListCreateAPIView[Cluster]):
     serializer_class = ClusterSerializer
 
     def get_queryset(self) -> QuerySet[Cluster]:
-        return selectors.cluster_list(user=self.request.user)
+        return selectors.cluster_list(
+            user=self.request.user, team=self.request.query_params.get("team")
+        )
 
     @extend_schema(summary="The clusters you may see (staff: all; others: owned or team's)")
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:

@@ -26,6 +26,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from clusters import access
 from clusters.selectors import snapshot_get
 from operations.input_limits import submission_body
 from scheduling import rendered_cache, selectors, services, submission
@@ -70,7 +71,9 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
 
     def get_queryset(self) -> QuerySet[Analysis]:
         snapshot = snapshot_get(user=self.request.user, snapshot_id=self.kwargs["snapshot_id"])
-        return selectors.analysis_list(user=self.request.user, snapshot=snapshot)
+        return selectors.analysis_list(
+            user=self.request.user, snapshot=snapshot, team=self.request.query_params.get("team")
+        )
 
     @extend_schema(
         responses={
@@ -205,6 +208,7 @@ class AnalysisDetail(generics.RetrieveDestroyAPIView[Analysis]):
         return selectors.analysis_get(user=self.request.user, analysis_id=self.kwargs["pk"])
 
     def perform_destroy(self, instance: Analysis) -> None:
+        access.check_delete(self.request.user, instance)
         services.analysis_delete(analysis=instance)
 
     def get_serializer_class(self) -> Any:

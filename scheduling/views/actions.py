@@ -9,6 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from clusters import access
 from clusters.selectors import snapshot_get
 from scheduling import selectors, services, submission
 from scheduling.reports.escaping import md_text
@@ -19,6 +20,7 @@ from scheduling.reports.profile import profile_lines
 @require_POST
 def analysis_delete(request: HttpRequest, analysis_id: int) -> HttpResponse:
     analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
+    access.check_delete(request.user, analysis)
     snapshot_id = analysis.snapshot_id
     services.analysis_delete(analysis=analysis)
     messages.info(request, f"The analysis of {analysis.pod_key} and its share links are deleted.")

@@ -20,7 +20,9 @@ def analysis_list(request: HttpRequest, snapshot_id: int | None = None) -> HttpR
         None if snapshot_id is None else snapshot_get(user=request.user, snapshot_id=snapshot_id)
     )
     filters = selectors.AnalysisFilters.from_query(request.GET)
-    analyses = filters.apply(selectors.analysis_rows(user=request.user, snapshot=snapshot))
+    analyses = filters.apply(
+        selectors.analysis_rows(user=request.user, snapshot=snapshot, team=request.GET.get("team"))
+    )
     page = Paginator(analyses, 50).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)

@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
+from clusters import access
 from clusters.selectors import snapshot_list
 from operations.faults import BrokerUnavailable
 from planning import selectors as planning_selectors
@@ -175,6 +176,8 @@ def analysis_detail(request: HtmxHttpRequest, analysis_id: int) -> HttpResponse:
         shared=False,
         extra=lambda a: {
             "edit_url": _edit_url(a),
+            # Per request, never in the cached body: a team member reads, its owner deletes.
+            "may_delete": access.can_delete(request.user, a.snapshot),
             "share_links": _share_links(request, a),
             "other_snapshots": [
                 s
