@@ -119,3 +119,23 @@ def test_the_scheduler_presets_ship_in_the_wheel(installed: Path, tmp_path: Path
         "most-allocated:1",
         "gardener-bin-packing:2",
     ]
+
+
+def test_the_wheel_holds_every_app_of_the_project() -> None:
+    """An app in INSTALLED_APPS that the wheel leaves out stops every installed command at
+    django.setup() (ModuleNotFoundError); the wheel's package list names each one."""
+    from fnmatch import fnmatch
+
+    from django.conf import settings
+
+    include = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "packages"
+    ]["find"]["include"]
+    ours = {
+        app.split(".")[0]
+        for app in settings.INSTALLED_APPS
+        if (ROOT / app.split(".")[0] / "__init__.py").exists()
+    }
+    assert ours, "the project's own apps"
+    left_out = sorted(app for app in ours if not any(fnmatch(app, p) for p in include))
+    assert not left_out, f"add to [tool.setuptools.packages.find] include: {left_out}"
