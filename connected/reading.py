@@ -40,6 +40,11 @@ def kubectl_for(cluster: Cluster, work: Path) -> Kubectl:
     ServiceAccount (connected.in_cluster's kubeconfig; an empty home, no KUBECONFIG), never
     a kubeconfig of the workers'. KubeError outside a pod or without a token."""
     timeout = float(settings.CONNECTED_READ_TIMEOUT)
+    # Bounded while kubectl runs: what one call receives, and kubectl's memory.
+    limits: dict[str, Any] = {
+        "max_bytes": max_upload_bytes(),
+        "max_memory": int(settings.CONNECTED_READ_MAX_MEMORY_MB) * 2**20,
+    }
     if cluster.in_cluster:
         home = work / "home"
         home.mkdir(exist_ok=True)
@@ -51,12 +56,14 @@ def kubectl_for(cluster: Cluster, work: Path) -> Kubectl:
             kubeconfig=str(kubeconfig),
             timeout=timeout,
             env=env,
+            **limits,
         )
     return Kubectl(
         settings.CONNECTED_KUBECTL,
         context=cluster.source,
         kubeconfig=settings.CONNECTED_KUBECONFIG or None,
         timeout=timeout,
+        **limits,
     )
 
 

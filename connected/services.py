@@ -141,7 +141,10 @@ def cluster_snapshot_take(*, cluster_id: int) -> Snapshot | None:
         reference = record_incident("snapshot of cluster %s", cluster.pk)
         cluster_failed(cluster, f"an unexpected error (reference {reference})", at=now)
         return None
-    Cluster.objects.filter(pk=cluster.pk).update(reading_since=None, last_success_at=timezone.now())
+    # A success clears the last failure's reason: it no longer says how the cluster is.
+    Cluster.objects.filter(pk=cluster.pk).update(
+        reading_since=None, last_success_at=timezone.now(), last_failure_reason=""
+    )
     cluster_retention_apply(cluster=cluster)
     alerts.after_snapshot(snapshot)
     return snapshot

@@ -5,19 +5,26 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
+import os
 import shutil
-import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from preemptlab.kube_run import Bounds, failure_sentence, run_bounded
+
 # What a snapshot is made of: the upload format, `kubectl get <these> -A -o json`.
 RESOURCES = ("nodes", "pods", "poddisruptionbudgets", "priorityclasses")
 
-_FORBIDDEN = re.compile(r'cannot (\w+) resource "([^"]+)"')
+# The bounds of a read where no setting gives them (the CLI and the MCP server): the
+# app's MAX_UPLOAD_MB default (or MAX_UPLOAD_MB from the environment), kubectl's memory,
+# and the app's CONNECTED_READ_TIMEOUT default.
+DEFAULT_MAX_BYTES = int(os.environ.get("MAX_UPLOAD_MB") or 256) * 2**20
+DEFAULT_MAX_MEMORY = 2 * 2**30
+DEFAULT_TIMEOUT = 120.0
 
 
 class KubeError(Exception):
@@ -30,14 +37,18 @@ class Kubectl:
 
     ``timeout`` (seconds) bounds each call, kubectl's own requests and the process;
     ``env`` replaces kubectl's environment (a worker reading in-cluster hides any
-    kubeconfig so that kubectl takes the pod's ServiceAccount).
+    kubeconfig so that kubectl takes the pod's ServiceAccount). ``max_bytes`` bounds what
+    one call receives and ``max_memory`` kubectl's resident memory, both while it runs
+    (preemptlab.kube_run).
     """
 
     kubectl: str = "kubectl"
     context: str | None = None
     kubeconfig: str | None = None
-    timeout: float | None = None
+    timeout: float | None = DEFAULT_TIMEOUT
     env: Mapping[str, str] | None = None
+    max_bytes: int | None = DEFAULT_MAX_BYTES
+    max_memory: int | None = DEFAULT_MAX_MEMORY
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> Kubectl:
@@ -60,23 +71,30 @@ class Kubectl:
         if self.context:
             cmd += ["--context", self.context]
         if self.timeout:
-            cmd += [f"--request-timeout={int(self.timeout)}s"]
-        return cmd
+            cmd += [f"--request-timeout={max(1, int(self.timeout))}s"]
+        # One log line per HTTP exchange on stderr: how a redirect is seen (kube_run).
+        return [*cmd, "-v=6"]
 
-    def _run(self, args: list[str], **kwargs: object) -> subprocess.CompletedProcess[bytes]:
-        """kubectl ``args`` (read-only verbs only), bounded by ``timeout``."""
+    @property
+    def bounds(self) -> Bounds:
+        return Bounds(max_bytes=self.max_bytes, max_memory=self.max_memory, timeout=self.timeout)
+
+    def _run(self, args: list[str], out: Path, resources: tuple[str, ...]) -> None:
+        """kubectl ``args`` (read-only verbs only) into ``out``, within the bounds;
+        KubeError, in one of kube_run's sentences, when it failed or was stopped."""
         try:
-            return subprocess.run(  # type: ignore[call-overload, no-any-return]
+            outcome = run_bounded(
                 [*self.command(), *args],
-                check=False,
-                timeout=self.timeout,
+                out,
+                self.bounds,
                 env=dict(self.env) if self.env is not None else None,
-                **kwargs,
             )
-        except subprocess.TimeoutExpired:
+        except OSError as e:
+            raise KubeError(f"{self.kubectl} could not be started ({e.strerror})") from None
+        if not outcome.ok:
             raise KubeError(
-                f"the cluster did not answer within {self.timeout:g} s ({self.where})"
-            ) from None
+                failure_sentence(outcome, where=self.where, resources=resources, bounds=self.bounds)
+            )
 
     def read(
         self, path: Path, *, resources: tuple[str, ...] = RESOURCES, quiet: bool = False
@@ -86,14 +104,7 @@ class Kubectl:
         if not quiet:
             print(f"reading {', '.join(resources)} from {self.where}…", file=sys.stderr)
         t0 = time.monotonic()
-        with path.open("wb") as out:
-            proc = self._run(
-                ["get", ",".join(resources), "--all-namespaces", "-o", "json"],
-                stdout=out,
-                stderr=subprocess.PIPE,
-            )
-        if proc.returncode != 0:
-            raise KubeError(explain_failure(proc.stderr.decode(errors="replace"), self.where))
+        self._run(["get", ",".join(resources), "--all-namespaces", "-o", "json"], path, resources)
         if not quiet:
             print(
                 f"read {path.stat().st_size / 2**20:.1f} MiB from {self.where} in "
@@ -109,17 +120,16 @@ class Kubectl:
         # Imported here: reading nodes and pods needs nothing of the engine.
         from scheduling.engine.profile.presets import OPENSHIFT_PROFILES
 
-        try:
-            bounded = replace(self, timeout=self.timeout or 60)
-            proc = bounded._run(["get", OPENSHIFT_SCHEDULER, "-o", "json"], capture_output=True)
-        except (KubeError, OSError):
-            return None
-        if proc.returncode != 0:
-            return None
-        try:
-            scheduler = json.loads(proc.stdout)
-        except ValueError:
-            return None
+        bounded = replace(
+            self, timeout=min(self.timeout or 60, 60), max_bytes=min(self.max_bytes or 2**20, 2**20)
+        )
+        with tempfile.TemporaryDirectory(prefix="preemptlab-kubectl-") as tmp:
+            out = Path(tmp) / "scheduler.json"
+            try:
+                bounded._run(["get", OPENSHIFT_SCHEDULER, "-o", "json"], out, ("schedulers",))
+                scheduler = json.loads(out.read_bytes())
+            except (KubeError, OSError, ValueError):
+                return None
         preset = (
             openshift_preset(scheduler, OPENSHIFT_PROFILES) if isinstance(scheduler, dict) else None
         )
@@ -156,34 +166,3 @@ def openshift_preset(scheduler: dict[str, object], known: dict[str, str]) -> str
     spec = scheduler.get("spec")
     profile = spec.get("profile") if isinstance(spec, dict) else None
     return known.get(str(profile or "LowNodeUtilization"))
-
-
-def explain_failure(stderr: str, where: str) -> str:
-    """kubectl's error, with what the user can do about it."""
-    text = stderr.strip()
-    forbidden = _FORBIDDEN.search(text)
-    if forbidden or "Forbidden" in text:
-        verb, resource = forbidden.groups() if forbidden else ("list", "one of them")
-        return (
-            f"the cluster refused to {verb} {resource} ({where}): a snapshot needs get and "
-            f"list on {', '.join(RESOURCES)} in every namespace; ask for a ClusterRole "
-            f"with those verbs. kubectl said: {text.splitlines()[-1] if text else '-'}"
-        )
-    if "current-context" in text or "context was not found" in text or "does not exist" in text:
-        return (
-            f"no usable kubectl context ({where}): choose one with --context, or give a "
-            f"kubeconfig with --kubeconfig. kubectl said: {text.splitlines()[-1]}"
-        )
-    last = text.splitlines()[-1] if text else "-"
-    if any(s in text for s in ("connection refused", "was refused", "Unable to connect")) or (
-        "no such host" in text
-    ):
-        return f"the cluster could not be reached ({where}). kubectl said: {last}"
-    if any(s in text for s in ("Timeout exceeded", "deadline exceeded", "i/o timeout")):
-        return f"the cluster did not answer in time ({where}). kubectl said: {last}"
-    if "invalid character" in text or "looking for beginning of value" in text:
-        return (
-            f"the cluster answered with something that is not Kubernetes JSON ({where}). "
-            f"kubectl said: {last}"
-        )
-    return f"kubectl failed ({where}): {text or 'no message'}"

@@ -67,11 +67,17 @@ class FakeAPIServer:
         *,
         garbage: dict[str, int] | None = None,
         delay: float = 0.0,
+        endless: set[str] | None = None,
+        redirect: dict[str, str] | None = None,
     ) -> None:
         self.objects = objects
         self.forbidden = forbidden or set()
         self.garbage = garbage or {}
         self.delay = delay
+        # Resources whose list never ends (objects streamed until the client goes away),
+        # and resources answered 302 to another address.
+        self.endless = endless or set()
+        self.redirect = redirect or {}
         self.requests: list[str] = []
         self.calls: list[tuple[str, str]] = []
         # The Authorization header of every request ("" when none was sent).
@@ -149,6 +155,16 @@ class FakeAPIServer:
                 fake.authorizations.append(self.headers.get("Authorization", ""))
                 fake.calls.append(("GET", self.path))
                 fake.requests.append(self.path)
+                plural = self.path.split("?", 1)[0].rstrip("/").rpartition("/")[2]
+                if plural in fake.redirect:
+                    self.send_response(302)
+                    self.send_header("Location", fake.redirect[plural])
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                if plural in fake.endless and self.path.startswith(("/api/v1/", "/apis/")):
+                    self._stream_forever(plural)
+                    return
                 code, body = fake.answer(self.path)
                 size = body.get("garbage") if set(body) == {"garbage"} else None
                 data = b"\x00{not json" * (size // 10 + 1) if size else json.dumps(body).encode()
@@ -157,6 +173,23 @@ class FakeAPIServer:
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
+
+            def _stream_forever(self, plural: str) -> None:
+                """A list whose items never end; no length, the connection's end ends it
+                (which never comes from here)."""
+                item = json.dumps(
+                    {"kind": "Pod", "metadata": {"name": "x" * 60, "namespace": "default"}}
+                ).encode()
+                block = b"".join([item, b","] * 1000)
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                try:
+                    self.wfile.write(b'{"kind":"List","apiVersion":"v1","items":[')
+                    while True:
+                        self.wfile.write(block)
+                except OSError:
+                    return  # the client went away
 
             def _refuse(self) -> None:
                 fake.calls.append((self.command, self.path))
