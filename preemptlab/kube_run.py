@@ -269,6 +269,11 @@ def explain_failure(stderr: str, where: str, resources: tuple[str, ...]) -> str:
             f"no usable kubectl context ({where}): choose one with --context, or give a "
             "kubeconfig with --kubeconfig"
         )
+    if "x509:" in text or "tls: failed to verify" in text:
+        return (
+            f"the cluster's certificate could not be verified with the kubeconfig's "
+            f"certificate authority ({where})"
+        )
     if any(s in text for s in ("connection refused", "was refused", "Unable to connect")) or (
         "no such host" in text
     ):
