@@ -11,17 +11,24 @@ OIDC_CLIENT_ID are set (config/settings.py).
   memberships of the provider's groups are set to exactly the claim's. Groups made
   by hand are never joined, left or taken over by a claim (a claim naming one is
   logged and skipped): what staff grant stays theirs to grant.
-- A token that fails verification (signature, nonce, audience, issuer) or a
-  provider that cannot be reached sends the browser back to the login page with
-  a message; a callback whose state is unknown answers 400.
+- Claims are checked before anything is stored (``checked_claims``): `sub`, `email`
+  and `preferred_username` strings without NUL and within their columns; the
+  username is folded (NFKC, as Django stores it; case ignored) before it is compared
+  with existing ones; groups are strings matching OIDC_GROUP_PATTERN, others are
+  left out (counted in the log, never written there).
+- A token that fails verification (signature, nonce, audience, issuer), claims that
+  are refused, or a provider that cannot be reached send the browser back to the
+  login page with the reason; a callback whose state is unknown answers 400.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from typing import Any
 
+import jwt
 import requests
 from django.conf import settings
 from django.contrib import messages
@@ -79,21 +86,67 @@ def oidc_setting(attr: str, *args: Any) -> Any:
     return value
 
 
+class ClaimsRefused(SuspiciousOperation):
+    """The provider's claims cannot make a user here: why, shown on the login page."""
+
+
+# The most each claim may hold: `sub` as OpenID Connect Core bounds it (255 ASCII
+# characters), the email as the user's column, the username leaving room for a suffix.
+_BOUNDS = {"sub": 255, "email": 254, "preferred_username": 120}
+
+
+def checked_claims(claims: dict[str, Any]) -> dict[str, Any]:
+    """``claims`` with `sub`, `email` and `preferred_username` checked: strings, no NUL,
+    within their bounds (`sub` required); ClaimsRefused saying which otherwise."""
+    for name, most in _BOUNDS.items():
+        value = claims.get(name)
+        if value is None or (value == "" and name != "sub"):
+            continue
+        if not isinstance(value, str) or not value:
+            raise ClaimsRefused(f"The provider's {name} claim is not a text.")
+        if "\x00" in value:
+            raise ClaimsRefused(f"The provider's {name} claim holds a NUL character.")
+        if len(value) > most:
+            raise ClaimsRefused(f"The provider's {name} claim is longer than {most} characters.")
+    if not claims.get("sub"):
+        raise ClaimsRefused("The provider's ID token has no sub claim.")
+    return claims
+
+
 def _username(claims: dict[str, Any]) -> str:
+    """The provider's name for the user, folded as Django folds it when stored (NFKC),
+    suffixed when an account holds it already, case aside ("Ana" and "ana" collide)."""
     User = get_user_model()
-    wanted = str(claims.get("preferred_username") or claims.get("email", "").split("@")[0])
-    wanted = wanted[:120] or "user"
-    if not User.objects.filter(username=wanted).exists():
+    email = claims.get("email") or ""
+    wanted = str(claims.get("preferred_username") or email.split("@")[0])
+    wanted = User.normalize_username(wanted)[:120].strip() or "user"
+    if not User.objects.filter(username__iexact=wanted).exists():
         return wanted
     digest = hashlib.sha256(f"{settings.OIDC_ISSUER}|{claims['sub']}".encode()).hexdigest()
     return f"{wanted}-{digest[:8]}"
 
 
 def _claimed_groups(claims: dict[str, Any]) -> list[str]:
+    """The claim's team names: strings matching OIDC_GROUP_PATTERN (and Group's 150
+    characters); anything else is left out and counted in the log, not quoted."""
     value = claims.get(settings.OIDC_GROUPS_CLAIM) or []
     if isinstance(value, str):
         value = [value]
-    return sorted({str(name)[:150] for name in value if str(name).strip()})
+    if not isinstance(value, list):
+        value = []
+    pattern = re.compile(settings.OIDC_GROUP_PATTERN)
+    kept = {
+        name
+        for name in value
+        if isinstance(name, str) and len(name) <= 150 and pattern.fullmatch(name)
+    }
+    if len(kept) < len(value):
+        log.warning(
+            "oidc: %d of the %d groups claimed are not team names (OIDC_GROUP_PATTERN); left out",
+            len(value) - len(kept),
+            len(value),
+        )
+    return sorted(kept)
 
 
 def sync_teams(user: Any, claims: dict[str, Any]) -> None:
@@ -122,8 +175,23 @@ class Backend(OIDCAuthenticationBackend):  # type: ignore[misc]  # the library i
             log.warning("oidc: sign-in refused: %s", exc)
             return None
 
+    def get_or_create_user(self, access_token: str, id_token: str, payload: Any) -> Any:
+        try:
+            return super().get_or_create_user(access_token, id_token, payload)
+        except ClaimsRefused as exc:
+            # Shown on the login page by CallbackView: its words are ours, not the claim's.
+            self.request.oidc_refusal = str(exc)
+            raise
+
     def verify_token(self, token: str, **kwargs: Any) -> Any:
-        payload = super().verify_token(token, **kwargs)
+        try:
+            payload = super().verify_token(token, **kwargs)
+        except jwt.exceptions.InvalidSubjectError:
+            # PyJWT checks `sub` is a string; the refusal is told as the other claims' are.
+            self.request.oidc_refusal = "The provider's sub claim is not a text."
+            raise ClaimsRefused(self.request.oidc_refusal) from None
+        except jwt.PyJWTError as exc:
+            raise SuspiciousOperation(f"The ID token could not be verified ({exc}).") from None
         audience = payload.get("aud")
         audiences = audience if isinstance(audience, list) else [audience]
         if self.OIDC_RP_CLIENT_ID not in audiences:
@@ -144,10 +212,10 @@ class Backend(OIDCAuthenticationBackend):  # type: ignore[misc]  # the library i
             if userinfo.get("sub") != payload["sub"]:
                 raise SuspiciousOperation("The userinfo answer is about someone else.")
             claims |= userinfo
-        return claims
+        return checked_claims(claims)
 
     def verify_claims(self, claims: dict[str, Any]) -> bool:
-        return bool(claims.get("sub"))
+        return bool(checked_claims(claims).get("sub"))
 
     def filter_users_by_claims(self, claims: dict[str, Any]) -> Any:
         return self.UserModel.objects.filter(
@@ -197,6 +265,11 @@ class CallbackView(OIDCAuthenticationCallbackView):  # type: ignore[misc]  # the
     """/oidc/callback/: a refused sign-in goes back to the login page, saying so."""
 
     def login_failure(self) -> HttpResponse:
-        messages.error(self.request, f"Sign-in with {settings.OIDC_PROVIDER_NAME} failed.")
+        why = getattr(self.request, "oidc_refusal", "")
+        messages.error(
+            self.request,
+            f"Sign-in with {settings.OIDC_PROVIDER_NAME} failed."
+            + (f" {why} Ask the provider's administrator to correct it." if why else ""),
+        )
         response: HttpResponse = super().login_failure()
         return response

@@ -6,6 +6,7 @@ var/broker/ with results in the database, so one machine with nothing but
 Python runs the whole app (see the README for what that trades away).
 """
 
+import ipaddress
 import os
 import sys
 from pathlib import Path
@@ -321,6 +322,18 @@ PREEMPTLAB_UNFINISHED_PER_USER = env.int("PREEMPTLAB_UNFINISHED_PER_USER", defau
 # critical is alerted: system-node-critical, system-cluster-critical and these classes.
 PREEMPTLAB_CRITICAL_CLASSES = env.list("PREEMPTLAB_CRITICAL_CLASSES", default=[])
 PREEMPTLAB_ALERT_RETRY_SECONDS = env.int("PREEMPTLAB_ALERT_RETRY_SECONDS", default=30)
+# Webhook receivers are outbound only (connected/webhooks.py): loopback, link-local and
+# unspecified addresses never, private networks only inside one of these CIDRs.
+PREEMPTLAB_WEBHOOK_ALLOWED_NETWORKS = env.list("PREEMPTLAB_WEBHOOK_ALLOWED_NETWORKS", default=[])
+for _network in PREEMPTLAB_WEBHOOK_ALLOWED_NETWORKS:
+    from django.core.exceptions import ImproperlyConfigured
+
+    try:
+        ipaddress.ip_network(_network.strip(), strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"PREEMPTLAB_WEBHOOK_ALLOWED_NETWORKS: {_network!r} is not a CIDR network"
+        ) from None
 # /metrics answers a request bearing this token (none set: 401), or anyone when open.
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 METRICS_OPEN = env.bool("METRICS_OPEN", default=False)
@@ -413,6 +426,8 @@ OIDC_OP_JWKS_ENDPOINT = env.str("OIDC_JWKS_ENDPOINT", default="")
 OIDC_RP_SIGN_ALGO = env.str("OIDC_SIGN_ALGO", default="RS256")
 OIDC_RP_SCOPES = env.str("OIDC_SCOPES", default="openid email profile groups")
 OIDC_GROUPS_CLAIM = env.str("OIDC_GROUPS_CLAIM", default="groups")
+# A claimed group becomes a team only when its name matches this (others are left out).
+OIDC_GROUP_PATTERN = env.str("OIDC_GROUP_PATTERN", default=r"[A-Za-z0-9][A-Za-z0-9 ._:@/+-]{0,149}")
 OIDC_PROVIDER_NAME = env.str("OIDC_PROVIDER_NAME", default="single sign-on")
 OIDC_TIMEOUT = env.float("OIDC_TIMEOUT", default=5.0)
 OIDC_ENABLED = bool((OIDC_ISSUER or OIDC_OP_AUTHORIZATION_ENDPOINT) and OIDC_RP_CLIENT_ID)

@@ -14,6 +14,7 @@ from django.utils import timezone
 from clusters.models import Snapshot
 from connected import alerts
 from connected.history_models import AlertDelivery
+from connected.webhooks import ReceiverRefused, failure_class, receiver_check, status_class
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +79,8 @@ def alert_send(delivery: AlertDelivery) -> None:
     ReceiverFailed after recording the status or the error."""
     delivery.attempts += 1
     try:
+        # Judged again at each send: the host may resolve elsewhere than at save.
+        receiver_check(delivery.url)
         response = requests.post(
             delivery.url,
             json=delivery.payload,
@@ -85,11 +88,12 @@ def alert_send(delivery: AlertDelivery) -> None:
             allow_redirects=False,
             headers={"User-Agent": "preemptlab-alerts"},
         )
-    except requests.RequestException as e:
-        delivery.error = f"{type(e).__name__}: {str(e)[:300]}"
+    except (requests.RequestException, ReceiverRefused) as e:
+        # Its class only: the library's text quotes the URL, whose path is a secret.
+        delivery.error = failure_class(e)
         delivery.http_status = None
         delivery.save(update_fields=["attempts", "error", "http_status"])
-        raise ReceiverFailed(delivery.error) from e
+        raise ReceiverFailed(delivery.error) from None
     delivery.http_status = response.status_code
     if 200 <= response.status_code < 300:
         delivery.status = AlertDelivery.Status.SENT
@@ -97,6 +101,6 @@ def alert_send(delivery: AlertDelivery) -> None:
         delivery.error = ""
         delivery.save(update_fields=["attempts", "http_status", "status", "sent_at", "error"])
         return
-    delivery.error = f"HTTP {response.status_code}"
+    delivery.error = status_class(response.status_code)
     delivery.save(update_fields=["attempts", "http_status", "error"])
     raise ReceiverFailed(delivery.error)

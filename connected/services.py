@@ -22,6 +22,7 @@ from connected import alerts
 from connected.models import Cluster
 from connected.reading import cluster_read
 from connected.schedule import schedule_remove, schedule_sync
+from connected.webhooks import webhook_urls_refusal
 from operations.faults import is_database_fault, publish
 from operations.incidents import record_incident
 from operations.throttling import Busy
@@ -56,6 +57,9 @@ def cluster_check(cluster: Cluster) -> None:
         isinstance(u, str) and u.startswith(("http://", "https://")) for u in urls
     ):
         raise ClusterInvalid("webhook_urls", "Webhooks are a list of http(s) URLs.")
+    refused = webhook_urls_refusal(urls)
+    if refused is not None:
+        raise ClusterInvalid("webhook_urls", refused)
     others = Cluster.objects.filter(name=cluster.name).exclude(pk=cluster.pk)
     if others.exists():
         raise ClusterInvalid("name", f'A cluster named "{cluster.name}" exists already.')

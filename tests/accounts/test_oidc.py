@@ -246,3 +246,66 @@ def test_off_there_are_no_oidc_urls_and_the_login_page_is_unchanged(client, sett
     page = client.get("/accounts/login/").content.decode()
     assert "Sign in with" not in page
     assert 'id="id_password"' in page
+
+
+def _refused_with(client: Any, words: str) -> None:
+    response = _sign_in(client)
+    assert response.status_code == 302 and response["Location"] == "/accounts/login/"
+    page = client.get("/accounts/login/").content.decode()
+    assert "failed" in page and words in page, page
+    assert not OidcIdentity.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("claims", "words"),
+    [
+        ({"sub": "ana", "preferred_username": "an\x00a"}, "preferred_username claim holds a NUL"),
+        ({"sub": "ana\x00", "preferred_username": "ana"}, "sub claim holds a NUL"),
+        ({"sub": {"a": 1}, "preferred_username": "ana"}, "sub claim is not a text"),
+        ({"sub": 5, "preferred_username": "ana"}, "sub claim is not a text"),
+        ({"sub": "ana", "email": ["a@example.com"]}, "email claim is not a text"),
+        ({"sub": "x" * 256}, "sub claim is longer than 255 characters"),
+        ({"sub": "ana", "preferred_username": "a" * 121}, "longer than 120 characters"),
+    ],
+)
+def test_claims_that_cannot_make_a_user_are_refused_with_the_reason(
+    client: Any, oidc_on: Provider, claims: dict[str, Any], words: str
+) -> None:
+    oidc_on.claims = claims
+    _refused_with(client, words)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["\uff4f\uff57\uff4e\uff45\uff52", "OWNER", "Owner"])
+def test_a_username_that_folds_to_an_existing_one_gets_a_suffix(
+    client: Any, oidc_on: Provider, owner: Any, name: str
+) -> None:
+    oidc_on.claims = {"sub": "folded", "preferred_username": name}
+    response = _sign_in(client)
+    assert response.status_code == 302 and response["Location"] == "/snapshots/"
+    user = OidcIdentity.objects.get(subject="folded").user
+    assert user != owner and user.username.lower().startswith("owner-"), user.username
+    owner.refresh_from_db()
+    assert owner.username == "owner"
+
+
+@pytest.mark.django_db
+def test_only_group_names_matching_the_pattern_become_teams(
+    client: Any, oidc_on: Provider, settings: Any
+) -> None:
+    oidc_on.claims = {
+        "sub": "ana",
+        "preferred_username": "ana",
+        "groups": [{"a": 1}, 5, None, "platform", "bad\x00name", "x" * 151, "<b>sre</b>"],
+    }
+    assert _sign_in(client)["Location"] == "/snapshots/"
+    user = OidcIdentity.objects.get(subject="ana").user
+    assert list(user.groups.values_list("name", flat=True)) == ["platform"]
+    assert sorted(Group.objects.values_list("name", flat=True)) == ["platform"]
+    # The pattern is a setting: a narrower one leaves "platform" out at the next sign-in.
+    settings.OIDC_GROUP_PATTERN = r"team-[a-z]+"
+    client.logout()
+    oidc_on.claims = {**oidc_on.claims, "groups": ["platform", "team-sre"]}
+    assert _sign_in(client)["Location"] == "/snapshots/"
+    assert list(user.groups.values_list("name", flat=True)) == ["team-sre"]
