@@ -11,17 +11,22 @@ this user's only, as preemptlab.private.PRIVATE_UMASK makes them elsewhere (guni
 own umask setting covers its sockets only)."""
 
 import os
+import sys
 
 os.umask(0o077)
 
 forwarded_allow_ips = os.environ.get("PREEMPTLAB_PROXY_ADDRESSES", "")
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from operations.logs import gunicorn_logger_class  # noqa: E402
+
+# A share link's token (/s/<token>/) never reaches the access log: not in the request
+# line, the path, nor the Referer of what a shared page loads.
+logger_class = gunicorn_logger_class()
+
 # LOG_FORMAT=json: gunicorn's own lines (start-up, workers, one access line a request) as
 # JSON objects too (operations/logs.py), the request's path without its query string.
 if os.environ.get("LOG_FORMAT") == "json":
-    import sys
-
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from operations.logs import gunicorn_logconfig
 
     logconfig_dict = gunicorn_logconfig()

@@ -262,6 +262,11 @@ def snapshot_give(*, snapshot: models.Snapshot, team: Any) -> None:
     snapshot.save(update_fields=["team"])
 
 
+def snapshot_rename(*, snapshot: models.Snapshot, name: str) -> None:
+    snapshot.name = name
+    snapshot.save(update_fields=["name"])
+
+
 def snapshot_delete(*, snapshot: models.Snapshot) -> None:
     """Deletes the snapshot and its analyses; their runs already going keep the owner's
     slots until they stop (scheduling/cancellation.py)."""

@@ -405,11 +405,19 @@ if not DEBUG:
     X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
 
+# Share links' tokens never reach a log line (operations.logs.RedactShareTokens): on the
+# handlers, and on Django's request loggers, whose lines Django's own handlers also write.
+_REDACT = {"redact": {"()": "operations.logs.RedactShareTokens"}}
+_REDACTED_LOGGERS = {
+    name: {"filters": ["redact"]} for name in ("django.request", "django.server", "django.security")
+}
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": _REDACT,
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact"]}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": _REDACTED_LOGGERS,
 }
 
 # --- Sign-in with OpenID Connect, readiness, structured logs -------------------------------
@@ -453,20 +461,23 @@ if LOG_FORMAT == "json":
     LOGGING = {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"context": {"()": "operations.logs.ContextFilter"}},
+        "filters": {"context": {"()": "operations.logs.ContextFilter"}, **_REDACT},
         "formatters": {"json": {"()": "operations.logs.JsonFormatter"}},
         "handlers": {
             "console": {
                 "class": "logging.StreamHandler",
                 "formatter": "json",
-                "filters": ["context"],
+                "filters": ["context", "redact"],
             }
         },
         "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
         # Django's loggers would otherwise keep their own text handlers (DEBUG, runserver).
         "loggers": {
-            name: {"handlers": [], "propagate": True}
-            for name in ("django", "django.server", "celery")
+            **_REDACTED_LOGGERS,
+            **{
+                name: {"handlers": [], "propagate": True}
+                for name in ("django", "django.server", "celery")
+            },
         },
     }
     CELERY_WORKER_HIJACK_ROOT_LOGGER = False

@@ -22,6 +22,53 @@ from datetime import UTC, datetime
 from typing import Any
 
 _request: ContextVar[dict[str, str] | None] = ContextVar("log_request", default=None)
+# A share link's token is the link's whole secret (/s/<token>/...): never in a log line.
+_SHARE_TOKEN = re.compile(r"/s/[^/\s?#\"']+")
+REDACTED = "/s/<redacted>"
+
+
+def redact_share_tokens(text: str) -> str:
+    """``text`` with every share link's token replaced: /s/<redacted>/..."""
+    return _SHARE_TOKEN.sub(REDACTED, text) if "/s/" in text else text
+
+
+class RedactShareTokens(logging.Filter):
+    """Rewrites a record's message (and its request path) without share tokens: on
+    django.request's and django.server's loggers and on every handler of the app's."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, dict):  # gunicorn's access atoms, and %(name)s formats
+            record.args = {
+                k: redact_share_tokens(v) if isinstance(v, str) else v
+                for k, v in record.args.items()
+            }
+        else:
+            message = record.getMessage()
+            redacted = redact_share_tokens(message)
+            if redacted != message:
+                record.msg, record.args = redacted, None
+        path = getattr(record, "path", None)
+        if isinstance(path, str):
+            record.path = redact_share_tokens(path)
+        return True
+
+
+def gunicorn_logger_class() -> type:
+    """gunicorn's Logger whose access atoms (request line, path, referer, ...) hold no
+    share token, in its text lines and in its JSON ones (the atoms are the record's
+    args). Built on demand: gunicorn is not imported by the app."""
+    from gunicorn.glogging import Logger
+
+    class RedactingLogger(Logger):  # type: ignore[misc]  # gunicorn is untyped
+        def atoms(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            return {
+                k: redact_share_tokens(v) if isinstance(v, str) else v
+                for k, v in super().atoms(*args, **kwargs).items()
+            }
+
+    return RedactingLogger
+
+
 # A request id a client or proxy sent is kept when it looks like one (no log injection).
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
@@ -39,7 +86,9 @@ class RequestContextMiddleware:
         request_id = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
         # Cleared when the response is closed (request_finished), not on the way out of
         # here: Django logs a 4xx or 5xx answer after the middleware returns it.
-        _request.set({"id": request_id, "method": request.method, "path": request.path})
+        _request.set(
+            {"id": request_id, "method": request.method, "path": redact_share_tokens(request.path)}
+        )
         response = self.get_response(request)
         response["X-Request-ID"] = request_id
         return response
@@ -140,13 +189,13 @@ def gunicorn_logconfig() -> dict[str, Any]:
     handler = {
         "class": "logging.StreamHandler",
         "formatter": "json",
-        "filters": ["context"],
+        "filters": ["context", "redact"],
         "stream": "ext://sys.stderr",
     }
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"context": {"()": ContextFilter}},
+        "filters": {"context": {"()": ContextFilter}, "redact": {"()": RedactShareTokens}},
         "formatters": {"json": {"()": JsonFormatter}},
         "handlers": {"json": handler},
         "root": {"level": "INFO", "handlers": ["json"]},

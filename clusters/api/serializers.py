@@ -194,12 +194,23 @@ class SnapshotJSONCreateSerializer(serializers.Serializer[Any]):
 
 
 class SnapshotPatchSerializer(serializers.Serializer[Any]):
+    """A PATCH changes what it names, nothing else: its name, its team, or both."""
+
+    name = serializers.CharField(
+        max_length=200, required=False, help_text="A new name for the snapshot."
+    )
     team = serializers.CharField(
         max_length=150,
         allow_blank=True,
         allow_null=True,
+        required=False,
         help_text="A team of yours (a group's name) to give it to; empty or null: no team.",
     )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if not attrs:
+            raise serializers.ValidationError("Name what to change: name, team or both.")
+        return attrs
 
 
 class NodeSerializer(serializers.ModelSerializer[models.Node]):

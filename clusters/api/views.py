@@ -180,7 +180,7 @@ class SnapshotDetail(generics.RetrieveDestroyAPIView[models.Snapshot]):
         return super().delete(request, *args, **kwargs)
 
     @extend_schema(
-        summary="Give a snapshot to a team of yours, or to none",
+        summary="Rename a snapshot, or give it to a team of yours (or to none)",
         request=SnapshotPatchSerializer,
         responses={
             200: SnapshotSerializer,
@@ -194,11 +194,15 @@ class SnapshotDetail(generics.RetrieveDestroyAPIView[models.Snapshot]):
         form.is_valid(raise_exception=True)
         # Who may delete it may give it away: its owner or an admin of its team.
         access.check_delete(request.user, snapshot)
-        try:
-            team = access.team_named(request.user, form.validated_data.get("team"))
-        except access.NotAMember as err:
-            return Response({"team": [str(err)]}, status=status.HTTP_400_BAD_REQUEST)
-        services.snapshot_give(snapshot=snapshot, team=team)
+        changes = form.validated_data
+        if "team" in changes:
+            try:
+                team = access.team_named(request.user, changes["team"])
+            except access.NotAMember as err:
+                return Response({"team": [str(err)]}, status=status.HTTP_400_BAD_REQUEST)
+            services.snapshot_give(snapshot=snapshot, team=team)
+        if "name" in changes:
+            services.snapshot_rename(snapshot=snapshot, name=changes["name"])
         return Response(self.get_serializer(snapshot).data)
 
     def perform_destroy(self, instance: models.Snapshot) -> None:
