@@ -27,6 +27,9 @@ from connected.models import Cluster
 from scheduling.constants import AnalysisStatus
 from scheduling.models import Analysis
 
+# victim_class of a class the cluster does not define now (or none).
+OTHER = "other"
+
 
 class DatabaseCollector(Collector):
     def collect(self) -> Iterator[Metric]:
@@ -46,6 +49,9 @@ class DatabaseCollector(Collector):
             labels=["cluster"],
         )
         now = timezone.now()
+        # The classes each cluster defines now (its latest ready snapshot's): the only
+        # values victim_class takes, so a cluster's events cannot grow the series.
+        defined: dict[str, set[str]] = {}
         for cluster in Cluster.objects.order_by("name"):
             latest = (
                 Snapshot.objects.filter(cluster=cluster, status="ready", taken_at__isnull=False)
@@ -55,6 +61,7 @@ class DatabaseCollector(Collector):
             )
             if latest is None or latest.taken_at is None:
                 continue
+            defined[cluster.name] = set(latest.priority_classes.values_list("name", flat=True))
             age.add_metric([cluster.name], (now - latest.taken_at).total_seconds())
             pending.add_metric(
                 [cluster.name], latest.pods.filter(phase="Pending", node_name="").count()
@@ -75,12 +82,15 @@ class DatabaseCollector(Collector):
             "Real preemptions read from the cluster's events, by the victim's class",
             labels=["cluster", "victim_class"],
         )
-        for row in (
-            ObservedPreemption.objects.values("cluster__name", "victim_class")
-            .annotate(n=Count("id"))
-            .order_by("cluster__name", "victim_class")
+        by_class: Counter[tuple[str, str]] = Counter()
+        for row in ObservedPreemption.objects.values("cluster__name", "victim_class").annotate(
+            n=Count("id")
         ):
-            preemptions.add_metric([row["cluster__name"], row["victim_class"]], row["n"])
+            name, victim_class = row["cluster__name"], row["victim_class"]
+            known = victim_class in defined.get(name, set())
+            by_class[(name, victim_class if known else OTHER)] += row["n"]
+        for (name, victim_class), n in sorted(by_class.items()):
+            preemptions.add_metric([name, victim_class], n)
         analyses = GaugeMetricFamily(
             "preemptlab_analyses", "Analyses queued, running or failed", labels=["status"]
         )

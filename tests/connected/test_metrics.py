@@ -64,3 +64,36 @@ def test_no_token_set_means_closed_unless_an_admin_opens_it(client: Any, setting
     got = client.get("/metrics")
     assert got.status_code == 200
     assert "preemptlab_analyses" in got.content.decode()
+
+
+@pytest.mark.django_db
+def test_victim_classes_are_the_clusters_own_else_other(
+    two_snapshots: Any, client: Any, settings: Any
+) -> None:
+    """Events naming 300 classes the cluster does not define make one series, not 300."""
+    from connected.history_models import ObservedPreemption
+
+    settings.METRICS_TOKEN = TOKEN
+    _, after = two_snapshots
+    digest_snapshot(after)
+    (real,) = ObservedPreemption.objects.all()
+    for i in range(300):
+        ObservedPreemption.objects.create(
+            cluster=real.cluster,
+            snapshot=real.snapshot,
+            at=real.at,
+            victim=f"default/p-{i}",
+            victim_uid=f"u-{i}",
+            victim_class=f"made-up-{i}",
+            preemptor_uid=f"q-{i}",
+        )
+    found = samples(client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {TOKEN}").content.decode())
+    series = {labels for name, labels in found if name == "preemptlab_preemptions_total"}
+    assert series == {
+        (("cluster", "prod"), ("victim_class", "low")),
+        (("cluster", "prod"), ("victim_class", "other")),
+    }
+    assert (
+        found[("preemptlab_preemptions_total", (("cluster", "prod"), ("victim_class", "other")))]
+        == 300
+    )
