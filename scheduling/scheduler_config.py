@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 from django.db import models, transaction
 
+from operations.input_limits import unstorable_value
 from scheduling.engine import InvalidInput, Preset, load_scheduler_config
 from scheduling.engine import presets as engine_presets
 from scheduling.engine.profile import (
@@ -148,6 +149,12 @@ def config_check(config: dict[str, Any], *, field: str = "scheduler_config") -> 
         load_scheduler_config(config)
     except InvalidInput as e:
         raise PodRejected(str(e), field=field) from None
+    except RecursionError:
+        raise PodRejected("KubeSchedulerConfiguration: nested too deep.", field=field) from None
+    # What kube-scheduler takes but no column can hold (a NUL in schedulerName): a 400 too.
+    unstorable = unstorable_value(config)
+    if unstorable is not None:
+        raise PodRejected(f"KubeSchedulerConfiguration: {unstorable}", field=field)
 
 
 def choice_given(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..framework import MAX_NODE_SCORE, MAX_TOTAL_SCORE
 from .registry import IN_TREE
 from .types import PluginSet
 
@@ -96,10 +97,15 @@ def build(plugins: dict[str, PluginSet]) -> ExtensionPoints:
             own = _expand(point, iface, own, plugins)
         points[point] = tuple(own)
     weights: dict[str, int] = {}
+    total = 0
     for p in (*plugins["score"].enabled, *plugins["multiPoint"].enabled):
         if "score" not in IN_TREE.get(p.name, ()) or p.name in weights:
             continue
         weights[p.name] = p.weight or 1
+        # getScoreWeights: the weighted scores must add up within an int64.
+        if weights[p.name] * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
+            raise FrameworkError("total score of Score plugins could overflow")
+        total += weights[p.name] * MAX_NODE_SCORE
     if not points["queueSort"]:
         raise FrameworkError("no queue sort plugin is enabled")
     if not points["bind"]:

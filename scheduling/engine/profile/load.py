@@ -74,12 +74,54 @@ def _list(value: Any, path: str) -> list[Any]:
     return value
 
 
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+# The int32 fields of the plugins' arguments (v1 DefaultPreemptionArgs, InterPodAffinityArgs,
+# PodTopologySpreadArgs' constraints, the shape's points): the decoder refuses beyond.
+_INT32_ARGS = frozenset(
+    {
+        "minCandidateNodesPercentage",
+        "minCandidateNodesAbsolute",
+        "hardPodAffinityWeight",
+        "maxSkew",
+        "utilization",
+        "score",
+    }
+)
+
+
+def _int32(value: int, path: str) -> int:
+    """The Go decoder's refusal of a number beyond an int32 field."""
+    if not INT32_MIN <= value <= INT32_MAX:
+        raise _refuse(
+            "",
+            f"strict decoding error: json: cannot unmarshal number {value} into Go struct "
+            f"field {path} of type int32",
+        )
+    return value
+
+
 def _optional_int(value: Any, path: str) -> int | None:
     if value is None:
         return None
     if not isinstance(value, int) or isinstance(value, bool):
         raise _refuse(path, f"must be an integer, not {value!r}")
-    return value
+    return _int32(value, path)
+
+
+def _int32_args(args: Any, path: str) -> None:
+    """Every int32 field of a plugin's arguments within int32, at any depth (a loop, not
+    recursion: the depth is the sender's)."""
+    stack: list[tuple[Any, str]] = [(args, path)]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, Mapping):
+            for key, child in value.items():
+                here = f"{where}.{key}"
+                if key in _INT32_ARGS and isinstance(child, int) and not isinstance(child, bool):
+                    _int32(child, here)
+                stack.append((child, here))
+        elif isinstance(value, list):
+            stack.extend((child, f"{where}[{i}]") for i, child in enumerate(value))
 
 
 def _plugin_set(raw: Any, path: str) -> PluginSet:
@@ -91,9 +133,15 @@ def _plugin_set(raw: Any, path: str) -> PluginSet:
         _unknown(p, frozenset({"name", "weight"}), f"{path}.enabled[{i}]")
         if not isinstance(p.get("name"), str) or not p["name"]:
             raise _refuse(f"{path}.enabled[{i}].name", "Required value: the plugin's name")
-        enabled.append(
-            PluginRef(p["name"], _optional_int(p.get("weight"), f"{path}.enabled[{i}].weight"))
-        )
+        weight = _optional_int(p.get("weight"), f"{path}.enabled[{i}].weight")
+        if weight is not None and weight < 0:
+            # kube-scheduler v1.35 would run it as given (framework.go's getScoreWeights
+            # reads only 0 as 1), reversing the plugin's preference: refused here.
+            raise _refuse(
+                f"{path}.enabled[{i}].weight",
+                f"Invalid value: {weight}: must be a positive integer (0 or unset means 1)",
+            )
+        enabled.append(PluginRef(p["name"], weight))
     disabled: list[str] = []
     for i, p in enumerate(_list(raw.get("disabled"), f"{path}.disabled")):
         p = _mapping(p, f"{path}.disabled[{i}]")
@@ -151,6 +199,7 @@ def _profile(raw: Any, path: str, errors: list[str]) -> Profile:
             # NewFramework keeps the arguments of plugins it does not build unread.
             continue
         args = _mapping(entry.get("args") or {}, f"{p}.args")
+        _int32_args(args, f"{p}.args")
         args = default_args(plugin, dict(args))
         given[plugin] = args
         check = validation.ARGS_VALIDATORS.get(plugin)
