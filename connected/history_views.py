@@ -110,12 +110,20 @@ class PreemptionExplainView(APIView):
 
     @extend_schema(
         request=None,
-        responses={202: ExplainSerializer, 404: DriftDetailSerializer, 409: DriftDetailSerializer},
+        responses={
+            202: ExplainSerializer,
+            403: DriftDetailSerializer,
+            404: DriftDetailSerializer,
+            409: DriftDetailSerializer,
+        },
     )
     def post(self, request: Request, id: int, preemption_id: int) -> Response:
-        row = get_object_or_404(
-            ObservedPreemption, cluster=cluster_for(request.user, id), pk=preemption_id
-        )
+        cluster = cluster_for(request.user, id)
+        row = get_object_or_404(ObservedPreemption, cluster=cluster, pk=preemption_id)
+        if not selectors.may_ask(user=request.user, cluster=cluster):
+            return Response(
+                {"detail": selectors.EXPLAIN_MEMBERS_ONLY}, status=status.HTTP_403_FORBIDDEN
+            )
         try:
             analysis = explain.explain_create(row)
         except explain.NotExplainable as e:
@@ -213,6 +221,9 @@ def cluster_drift_page(request: HttpRequest, pk: int) -> HttpResponse:
 def preemption_explain(request: HttpRequest, pk: int, preemption: int) -> HttpResponse:
     cluster = cluster_for(request.user, pk)
     row = get_object_or_404(ObservedPreemption, cluster=cluster, pk=preemption)
+    if not selectors.may_ask(user=request.user, cluster=cluster):
+        messages.error(request, selectors.EXPLAIN_MEMBERS_ONLY)
+        return redirect(f"{cluster.get_absolute_url()}#preemptions")
     try:
         analysis = explain.explain_create(row)
     except explain.NotExplainable as e:

@@ -30,6 +30,20 @@ def cluster_get(*, user: Any, cluster_id: int | str) -> Cluster:
         raise Http404("No such cluster.") from None
 
 
+# Why staff outside a cluster's team may read its preemptions but not Explain them.
+EXPLAIN_MEMBERS_ONLY = (
+    "Explain asks a what-if on the cluster's snapshot, in its owner's name: only the "
+    "cluster's owner and its team's members may ask it. Staff see every cluster's "
+    "preemptions and drift, and ask the owner (or join the team) to explain one."
+)
+
+
+def may_ask(*, user: Any, cluster: Cluster) -> bool:
+    """Whether ``user`` may start work on the cluster's snapshots (Explain): its owner or
+    a member of its team, staff or not (staff see every cluster, they do not act for it)."""
+    return Cluster.objects.filter(access.visible_to(user), pk=cluster.pk).exists()
+
+
 def cluster_snapshots(*, cluster: Cluster) -> QuerySet[Snapshot]:
     """The cluster's snapshots, newest first."""
     return Snapshot.objects.filter(cluster=cluster).defer("events").order_by("-taken_at", "-id")
