@@ -43,8 +43,6 @@ if TYPE_CHECKING:
     from .objects import Pod
 
 MAX_NODE_SCORE = 100
-# fwk.MaxTotalScore: the weighted scores of a profile add up within an int64.
-MAX_TOTAL_SCORE = 2**63 - 1
 MIN_NODE_SCORE = 0
 
 

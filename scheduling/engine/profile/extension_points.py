@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..framework import MAX_NODE_SCORE, MAX_TOTAL_SCORE
 from .registry import IN_TREE
 from .types import PluginSet
 
@@ -86,6 +85,12 @@ def _expand(point: str, iface: str, own: list[str], plugins: dict[str, PluginSet
     first = [n for n in own if n in overridden]
     rest = [n for n in own if n not in overridden]
     return first + multi + rest
+
+
+# fwk.MaxNodeScore and fwk.MaxTotalScore, as getScoreWeights bounds the weights with them
+# (the framework module's MAX_NODE_SCORE is the same 100; imported it would be a circle).
+MAX_NODE_SCORE = 100
+MAX_TOTAL_SCORE = 2**63 - 1
 
 
 def build(plugins: dict[str, PluginSet]) -> ExtensionPoints:
