@@ -39,6 +39,8 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+# A gunicorn process of its own on the test database: PostgreSQL only, as the worker tests.
+@pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("log_format", ["text", "json"])
 def test_gunicorn_and_django_log_no_share_token(log_format: str, tmp_path: Path) -> None:
