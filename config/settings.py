@@ -319,6 +319,11 @@ PREEMPTLAB_UNFINISHED_PER_USER = env.int("PREEMPTLAB_UNFINISHED_PER_USER", defau
 # critical is alerted: system-node-critical, system-cluster-critical and these classes.
 PREEMPTLAB_CRITICAL_CLASSES = env.list("PREEMPTLAB_CRITICAL_CLASSES", default=[])
 PREEMPTLAB_ALERT_RETRY_SECONDS = env.int("PREEMPTLAB_ALERT_RETRY_SECONDS", default=30)
+# "Take a snapshot now": at most one read of a cluster this often (connected/take_now.py).
+PREEMPTLAB_TAKE_NOW_SECONDS = env.int("PREEMPTLAB_TAKE_NOW_SECONDS", default=60)
+# Retention keeps a snapshot holding an analysis, advice, Explain verdict or live share
+# link younger than this many days (connected/services.py), and every pinned one.
+PREEMPTLAB_RETENTION_IN_USE_DAYS = env.int("PREEMPTLAB_RETENTION_IN_USE_DAYS", default=30)
 # /metrics answers a request bearing this token (none set: 401), or anyone when open.
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 METRICS_OPEN = env.bool("METRICS_OPEN", default=False)

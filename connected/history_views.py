@@ -117,7 +117,7 @@ class PreemptionExplainView(APIView):
             ObservedPreemption, cluster=cluster_for(request.user, id), pk=preemption_id
         )
         try:
-            analysis = explain.explain_create(row)
+            analysis = explain.explain_create(row, requested_by=request.user)
         except explain.NotExplainable as e:
             return Response({"detail": e.message}, status=status.HTTP_409_CONFLICT)
         except BrokerUnavailable:
@@ -214,7 +214,7 @@ def preemption_explain(request: HttpRequest, pk: int, preemption: int) -> HttpRe
     cluster = cluster_for(request.user, pk)
     row = get_object_or_404(ObservedPreemption, cluster=cluster, pk=preemption)
     try:
-        analysis = explain.explain_create(row)
+        analysis = explain.explain_create(row, requested_by=request.user)
     except explain.NotExplainable as e:
         messages.error(request, e.message)
         return redirect(f"{cluster.get_absolute_url()}#preemptions")

@@ -33,3 +33,12 @@ def cluster_get(*, user: Any, cluster_id: int | str) -> Cluster:
 def cluster_snapshots(*, cluster: Cluster) -> QuerySet[Snapshot]:
     """The cluster's snapshots, newest first."""
     return Snapshot.objects.filter(cluster=cluster).defer("events").order_by("-taken_at", "-id")
+
+
+def cluster_pinned(*, cluster: Cluster) -> QuerySet[Snapshot]:
+    """The cluster's pinned snapshots (retention never deletes them), newest first."""
+    return (
+        cluster_snapshots(cluster=cluster)
+        .filter(pinned_at__isnull=False)
+        .select_related("pinned_by")
+    )
