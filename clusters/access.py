@@ -85,6 +85,7 @@ def is_team_admin(user: Any, team: Group | None) -> bool:
 
 # What a refusal says the member may not do (check_change's ``action``).
 CHANGE_TEAM = "give it to another team, or change it"
+CHANGE_CONFIG = "change its scheduler configuration"
 PIN = "pin it"
 UNPIN = "unpin it"
 

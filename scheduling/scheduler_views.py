@@ -15,8 +15,6 @@ from scheduling import scheduler_config
 from scheduling.presenters.profiles import scheduler_tab
 from scheduling.profile_forms import SchedulerConfigForm
 
-CHANGE_CONFIG = "change its scheduler configuration"
-
 
 @require_http_methods(["GET", "POST"])
 def snapshot_scheduler(request: HttpRequest, snapshot_id: int) -> HttpResponse:
@@ -27,7 +25,7 @@ def snapshot_scheduler(request: HttpRequest, snapshot_id: int) -> HttpResponse:
     form = SchedulerConfigForm(initial={"scheduler_preset": snapshot.scheduler_preset})
     status = 200
     if request.method == "POST":
-        access.check_change(request.user, snapshot, action=CHANGE_CONFIG)
+        access.check_change(request.user, snapshot, action=access.CHANGE_CONFIG)
         if "clear" in request.POST:
             scheduler_config.snapshot_scheduler_set(snapshot=snapshot, choice=None)
             messages.success(

@@ -15,7 +15,6 @@ from clusters import access
 from clusters.models import Snapshot
 from clusters.selectors import snapshot_get
 from scheduling import scheduler_config
-from scheduling.scheduler_views import CHANGE_CONFIG
 from scheduling.submission import PodRejected
 
 FORBIDDEN = OpenApiResponse(
@@ -102,7 +101,7 @@ class SnapshotSchedulerConfig(APIView):
     )
     def put(self, request: Request, snapshot_id: int) -> Response:
         snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
-        access.check_change(request.user, snapshot, action=CHANGE_CONFIG)
+        access.check_change(request.user, snapshot, action=access.CHANGE_CONFIG)
         incoming = SchedulerConfigInput(data=request.data)
         incoming.is_valid(raise_exception=True)
         data = incoming.validated_data
@@ -132,6 +131,6 @@ class SnapshotSchedulerConfig(APIView):
     )
     def delete(self, request: Request, snapshot_id: int) -> Response:
         snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
-        access.check_change(request.user, snapshot, action=CHANGE_CONFIG)
+        access.check_change(request.user, snapshot, action=access.CHANGE_CONFIG)
         scheduler_config.snapshot_scheduler_set(snapshot=snapshot, choice=None)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -196,7 +196,7 @@ def test_members_share_their_own_analyses_and_revoke_their_own_links(
 
 
 def test_take_now_twice_within_a_minute_is_a_429_with_retry_after(
-    demo_cluster: Cluster, owner: Any, lead: Any, staff: Any, paused_queue: str, settings: Any
+    demo_cluster: Cluster, owner: Any, lead: Any, staff: Any, paused_queue: str, client: Any
 ) -> None:
     url = f"/api/clusters/{demo_cluster.pk}/snapshots/"
     first = _api(lead).post(url)
@@ -224,6 +224,15 @@ def test_take_now_twice_within_a_minute_is_a_429_with_retry_after(
     under_way = _api(owner).post(url)
     assert under_way.status_code == 429 and "under way" in under_way.json()["detail"]
     assert int(under_way["Retry-After"]) > 0
+
+    # The page says the same: a 429 page, or in the status card for htmx.
+    client.force_login(owner)
+    page = client.post(f"/clusters/{demo_cluster.pk}/snapshot/")
+    assert page.status_code == 429 and int(page["Retry-After"]) > 0
+    assert b"under way" in page.content
+    card = client.post(f"/clusters/{demo_cluster.pk}/snapshot/", HTTP_HX_REQUEST="true")
+    assert card.status_code == 200 and b"under way" in card.content
+    assert b'role="alert"' in card.content
 
     # Nothing under way and the minute past: accepted again.
     Cluster.objects.filter(pk=demo_cluster.pk).update(reading_since=None)
