@@ -142,6 +142,16 @@ def check_share(user: Any, analysis: Any) -> None:
         )
 
 
+def check_retry(user: Any, analysis: Any) -> None:
+    """Run a failed analysis again (it is then the retrier's, counted against them): who
+    asked it, or who may change its snapshot; never another member's slot to spend."""
+    if not can_share(user, analysis):
+        raise PermissionDenied(
+            f"Only who asked this analysis, or {who_may(analysis)}, may run it again; "
+            "ask the same what-if yourself (Edit and ask) to have one of your own."
+        )
+
+
 def can_revoke(user: Any, link: Any) -> bool:
     """Revoke a share link: who made it, or who may change its snapshot (any link)."""
     if can_change(user, link.analysis):

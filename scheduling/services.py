@@ -790,15 +790,17 @@ def analysis_manifest(*, analysis: Analysis) -> str:
     return yaml.safe_dump_all(objects, sort_keys=False)
 
 
-def analysis_retry(*, analysis: Analysis) -> Analysis:
+def analysis_retry(*, analysis: Analysis, requested_by: Any = None) -> Analysis:
     """Queues a failed analysis again (after a fix to the engine or a lost worker).
 
     The row is queued first: if the broker is down (BrokerUnavailable), the
-    reconciler sends its message once the broker is back.
+    reconciler sends its message once the broker is back. ``requested_by``: who asks
+    again (None: who asked first); it counts against them from then on.
     """
-    # Counted against who asked it first: a retry is the same question again.
-    with unfinished_slot(user=analysis.requested_by or analysis.snapshot.owner):
+    asker = requested_by or analysis.requested_by or analysis.snapshot.owner
+    with unfinished_slot(user=asker):
         Analysis.objects.filter(pk=analysis.pk).update(
+            requested_by=asker,
             status=AnalysisStatus.QUEUED,
             error="",
             started_at=None,

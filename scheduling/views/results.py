@@ -253,8 +253,9 @@ def _share_links(request: HttpRequest, analysis: Analysis) -> list[dict[str, Any
 def analysis_retry(request: HttpRequest, analysis_id: int) -> HttpResponse:
     analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
     if analysis.is_failed or _is_stale(analysis):
+        access.check_retry(request.user, analysis)
         try:
-            services.analysis_retry(analysis=analysis)
+            services.analysis_retry(analysis=analysis, requested_by=request.user)
         except BrokerUnavailable:
             messages.warning(
                 request,

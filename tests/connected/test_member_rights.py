@@ -128,6 +128,8 @@ def test_each_change_route_answers_the_member_403_with_who_may(
         ),
         "take-now button": client.post(f"/clusters/{demo_cluster.pk}/snapshot/"),
     }
+    Analysis.objects.filter(pk=owners.pk).update(status=AnalysisStatus.FAILED, error="x")
+    pages["retry of the owner's failed analysis"] = client.post(f"/analyses/{owners.pk}/retry/")
     for page, response in pages.items():
         assert response.status_code == 403, (page, response.status_code)
         assert b"owner (owner)" in response.content, page
@@ -139,6 +141,7 @@ def test_each_change_route_answers_the_member_403_with_who_may(
     assert FirstInLineRanking.objects.filter(pk=ranking.pk).exists()
     assert Snapshot.objects.filter(pk=sid).exists()
     assert Cluster.objects.get(pk=demo_cluster.pk).read_requested_at is None
+    assert Analysis.objects.get(pk=owners.pk).status == AnalysisStatus.FAILED
 
     # The member's pages offer none of it, and say who may.
     scheduler_tab = client.get(f"/snapshots/{sid}/scheduler/").content.decode()
