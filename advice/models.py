@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
+from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
@@ -44,6 +45,14 @@ class Advice(LeasedWork):
     # scheduling.engine.advice.Advice.to_dict() once done: the contract, then the notes
     # and what the search cost.
     answer = models.JSONField(null=True, blank=True)
+    # Who asked: it counts against their unfinished work (scheduling/budgets.py).
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="requested_advice",
+    )
 
     class Meta:
         verbose_name_plural = "advice"

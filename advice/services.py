@@ -81,24 +81,29 @@ def advice_get(*, analysis: Analysis) -> Advice | None:
     return Advice.objects.defer("answer").filter(analysis=analysis).first()
 
 
-def advice_request(*, analysis: Analysis) -> Advice:
+def advice_request(*, analysis: Analysis, requested_by: Any = None) -> Advice:
     """The analysis' advice: stored (done, or queued or running), or queued now. A failed
     one, or one of another engine version, is queued again.
 
     NotAdvisable (409) for an analysis advice cannot answer; TooManyUnfinished (429)
     when new work would exceed the user's unfinished work; BrokerUnavailable (503) when
-    the message cannot be sent (nothing is stored then)."""
+    the message cannot be sent (nothing is stored then). ``requested_by``: who asks (None:
+    the snapshot's owner); new work counts against their unfinished work."""
     advisable_check(analysis)
+    asker = requested_by or analysis.snapshot.owner
     stored = advice_get(analysis=analysis)
     if stored is not None:
         outdated = stored.is_done and stored.engine_version != ENGINE_VERSION
         if outdated or stored.is_failed:
-            return _requeue(stored, owner=analysis.snapshot.owner)
+            return _requeue(stored, user=asker)
         return stored
     try:
-        with unfinished_slot(owner=analysis.snapshot.owner), transaction.atomic():
+        with unfinished_slot(user=asker), transaction.atomic():
             advice = Advice.objects.create(
-                analysis=analysis, status=AnalysisStatus.QUEUED, enqueued_at=timezone.now()
+                analysis=analysis,
+                status=AnalysisStatus.QUEUED,
+                enqueued_at=timezone.now(),
+                requested_by=asker,
             )
     except IntegrityError:
         # Another request asked in the same instant: one row, one search.
@@ -113,11 +118,12 @@ def advice_request(*, analysis: Analysis) -> Advice:
     return advice
 
 
-def _requeue(advice: Advice, *, owner: Any) -> Advice:
-    """A failed (or outdated) advice queued again; the reconciler sends the message if
-    the broker cannot take it now."""
-    with unfinished_slot(owner=owner):
+def _requeue(advice: Advice, *, user: Any) -> Advice:
+    """A failed (or outdated) advice queued again, now ``user``'s to count; the reconciler
+    sends the message if the broker cannot take it now."""
+    with unfinished_slot(user=user):
         Advice.objects.filter(pk=advice.pk, status=advice.status).update(
+            requested_by=user,
             status=AnalysisStatus.QUEUED,
             error="",
             started_at=None,

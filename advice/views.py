@@ -50,7 +50,7 @@ def advice_section(request: HttpRequest, analysis_id: int) -> HttpResponse:
     problem = ""
     if request.method == "POST":
         try:
-            services.advice_request(analysis=analysis)
+            services.advice_request(analysis=analysis, requested_by=request.user)
         except services.NotAdvisable as e:
             problem = e.message
         except TooManyUnfinished as e:

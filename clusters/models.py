@@ -77,6 +77,16 @@ class Snapshot(LeasedWork):
     # [{"type", "reason", "message", "namespace", "involved": {"kind", "namespace",
     # "name", "uid"}, "source", "count", "first_at", "last_at"}], oldest first.
     events = models.JSONField(default=list, blank=True)
+    # Pinned by its owner or a team admin: a connected cluster's retention never deletes
+    # it (connected/services.py). Null: not pinned.
+    pinned_at = models.DateTimeField(null=True, blank=True)
+    pinned_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="pinned_snapshots",
+    )
 
     class Meta:
         ordering = ("-created", "-id")
@@ -91,6 +101,10 @@ class Snapshot(LeasedWork):
 
     def get_absolute_url(self) -> str:
         return reverse("clusters:snapshot-detail", args=[self.pk])
+
+    @property
+    def is_pinned(self) -> bool:
+        return self.pinned_at is not None
 
     @property
     def is_ingesting(self) -> bool:

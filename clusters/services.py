@@ -109,6 +109,10 @@ def snapshot_create(
         # Expanding a gzipped dump is work for a worker, not for the web process.
         run_async = total > async_ingest_bytes() or bool(gzipped)
     name = (name or "").strip() or files[0].name
+    # A connected cluster's read has a slot of its own (one read at a time per cluster,
+    # connected/services.py): it never counts against its owner's unfinished work, so
+    # what-ifs can never hold the schedule up, nor the read the owner's uploads.
+    counted = None if (fields or {}).get("cluster") is not None else owner
     snapshot = models.Snapshot(
         owner=owner,
         name=name[:200],
@@ -119,7 +123,7 @@ def snapshot_create(
         **(fields or {}),
     )
     if not run_async:
-        with unfinished_slot(owner=owner):  # an ingesting snapshot is unfinished work
+        with unfinished_slot(user=counted):  # an ingesting snapshot is unfinished work
             snapshot.save()
         files = [UploadedFile(name=f.name, data=f.read()) for f in files]  # small: at most
         snapshot_ingest_files(snapshot=snapshot, files=files)  # SNAPSHOT_ASYNC_INGEST_BYTES
@@ -130,7 +134,7 @@ def snapshot_create(
         return snapshot
 
     snapshot.enqueued_at = timezone.now()
-    with unfinished_slot(owner=owner):  # refused (429): no row, no part of the upload kept
+    with unfinished_slot(user=counted):  # refused (429): no row, no part of the upload kept
         snapshot.save()
         # Part by part, each written before the next is read: the web process holds
         # one part of the upload at a time, never all of it.
@@ -265,13 +269,21 @@ def snapshot_give(*, snapshot: models.Snapshot, team: Any) -> None:
 def snapshot_rename(*, snapshot: models.Snapshot, name: str) -> None:
     snapshot.name = name
     snapshot.save(update_fields=["name"])
+def snapshot_pin(*, snapshot: models.Snapshot, by: Any, pinned: bool = True) -> None:
+    """Pins the snapshot (a connected cluster's retention never deletes it), or unpins it;
+    clusters/access.py checked ``by`` may change it. Pinning again keeps the first pin."""
+    if pinned and snapshot.pinned_at is None:
+        snapshot.pinned_at, snapshot.pinned_by = timezone.now(), by
+    elif not pinned:
+        snapshot.pinned_at, snapshot.pinned_by = None, None
+    snapshot.save(update_fields=["pinned_at", "pinned_by"])
 
 
 def snapshot_delete(*, snapshot: models.Snapshot) -> None:
     """Deletes the snapshot and its analyses; their runs already going keep the owner's
     slots until they stop (scheduling/cancellation.py)."""
     with transaction.atomic():
-        keep_running_slots(owner=snapshot.owner, analyses=snapshot.analyses.all())
+        keep_running_slots(analyses=snapshot.analyses.all())
         snapshot.delete()
 
 

@@ -101,7 +101,7 @@ def _teams(request: HttpRequest) -> list[str]:
 def snapshot_team(request: HttpRequest, pk: int) -> HttpResponse:
     """The snapshot page's team menu: give it to a team of yours, or to none."""
     snapshot = selectors.snapshot_get(user=request.user, snapshot_id=pk)
-    access.check_delete(request.user, snapshot)
+    access.check_change(request.user, snapshot, action=access.CHANGE_TEAM)
     try:
         team = access.team_named(request.user, request.POST.get("team"))
     except access.NotAMember as err:
@@ -109,6 +109,23 @@ def snapshot_team(request: HttpRequest, pk: int) -> HttpResponse:
     services.snapshot_give(snapshot=snapshot, team=team)
     given = f"given to team {team.name}" if team else "its owner's alone"
     messages.success(request, f"“{snapshot.name}” is {given}.")
+    return redirect(snapshot)
+
+
+@require_POST
+def snapshot_pin(request: HttpRequest, pk: int) -> HttpResponse:
+    """The snapshot page's Pin button (``unpin`` in the form: unpin): a connected
+    cluster's retention never deletes a pinned snapshot."""
+    snapshot = selectors.snapshot_get(user=request.user, snapshot_id=pk)
+    pin = "unpin" not in request.POST
+    access.check_change(request.user, snapshot, action=access.PIN if pin else access.UNPIN)
+    services.snapshot_pin(snapshot=snapshot, by=request.user, pinned=pin)
+    messages.success(
+        request,
+        f"“{snapshot.name}” is pinned: retention keeps it."
+        if pin
+        else f"“{snapshot.name}” is no longer pinned: retention treats it as any other.",
+    )
     return redirect(snapshot)
 
 

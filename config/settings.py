@@ -334,6 +334,11 @@ for _network in PREEMPTLAB_WEBHOOK_ALLOWED_NETWORKS:
         raise ImproperlyConfigured(
             f"PREEMPTLAB_WEBHOOK_ALLOWED_NETWORKS: {_network!r} is not a CIDR network"
         ) from None
+# "Take a snapshot now": at most one read of a cluster this often (connected/take_now.py).
+PREEMPTLAB_TAKE_NOW_SECONDS = env.int("PREEMPTLAB_TAKE_NOW_SECONDS", default=60)
+# Retention keeps a snapshot holding an analysis, advice, Explain verdict or live share
+# link younger than this many days (connected/services.py), and every pinned one.
+PREEMPTLAB_RETENTION_IN_USE_DAYS = env.int("PREEMPTLAB_RETENTION_IN_USE_DAYS", default=30)
 # /metrics answers a request bearing this token (none set: 401), or anyone when open.
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 METRICS_OPEN = env.bool("METRICS_OPEN", default=False)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.apps import AppConfig
 
 
@@ -11,5 +13,20 @@ class ConnectedConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from django.db.models.signals import pre_delete
+
         # The history's tasks live beside the history, not in tasks.py.
+        from clusters.models import Snapshot
         from connected import history_tasks  # noqa: F401
+
+        # However a cluster's snapshot goes (a user, retention, its owner's account),
+        # Explain can say it was deleted, and when.
+        pre_delete.connect(
+            _snapshot_deleted, sender=Snapshot, dispatch_uid="connected.snapshot_deleted"
+        )
+
+
+def _snapshot_deleted(sender: Any, instance: Any, **kwargs: Any) -> None:
+    from connected.services import snapshot_deleted_record
+
+    snapshot_deleted_record(instance)

@@ -1,8 +1,11 @@
 """Explain a real preemption: the preemptor asked as a what-if on the snapshot taken
 before it, and the engine's answer set against what happened (same node, same victims).
 
-The what-if is an ordinary pod analysis (scheduling/services.py), linked from the
-preemption; where the answers differ the verdict says what may explain it.
+The what-if is an ordinary pod analysis (scheduling/services.py) in the name of who
+asked (counted against their unfinished work), linked from the preemption; where the
+answers differ the verdict says what may explain it. Once the what-if is done the
+verdict is stored on the preemption itself: it outlives the what-if and its snapshot
+(retention stores the verdicts before it deletes anything).
 """
 
 from __future__ import annotations
@@ -11,10 +14,12 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils import timezone
+
 from clusters.models import Pod, Snapshot
 from clusters.selectors import pod_manifest
 from connected.history import snapshot_before
-from connected.history_models import ObservedPreemption
+from connected.history_models import DeletedSnapshot, ObservedPreemption
 from scheduling.constants import AnalysisSource
 from scheduling.models import Analysis
 from scheduling.services import analysis_create
@@ -81,11 +86,41 @@ def _classes_since(
     return [priority_class_row_object(pc)]
 
 
-def explain_create(row: ObservedPreemption) -> Analysis:
-    """The what-if of the preemptor on the snapshot before the preemption, linked to the
-    row (an existing one is given back). NotExplainable says why there is none."""
+def _when(at: Any) -> str:
+    return f"{timezone.localtime(at):%Y-%m-%d %H:%M}"
+
+
+def _deleted_before(row: ObservedPreemption) -> str | None:
+    """Why no snapshot before the preemption is left, when one was taken and deleted."""
+    if row.at is None:
+        return None
+    gone = (
+        DeletedSnapshot.objects.filter(cluster_id=row.cluster_id, taken_at__lt=row.at)
+        .order_by("-taken_at", "-id")
+        .first()
+    )
+    if gone is None:
+        return None
+    how = "by the cluster's retention" if gone.by_retention else ""
+    return (
+        f"The snapshot taken before this preemption ({gone.name}, taken "
+        f"{_when(gone.taken_at)}) was deleted {how + ' ' if how else ''}on "
+        f"{_when(gone.deleted_at)}: there is nothing left to ask the what-if on. Pin a "
+        "snapshot to keep it."
+    )
+
+
+def explain_create(row: ObservedPreemption, *, requested_by: Any = None) -> Analysis:
+    """The what-if of the preemptor on the snapshot before the preemption, in the name of
+    ``requested_by`` (None: the snapshot's owner), linked to the row (an existing one is
+    given back). NotExplainable says why there is none."""
     if row.explanation_id is not None and row.explanation is not None:
         return row.explanation
+    if row.verdict_at is not None:
+        raise NotExplainable(
+            f"Explained on {_when(row.verdict_at)}: {row.verdict_said} Its what-if was "
+            "deleted since (with its snapshot); the verdict is kept."
+        )
     if row.at is None:
         raise NotExplainable("The event gives no time: no snapshot is known to precede it.")
     before = (
@@ -95,7 +130,9 @@ def explain_create(row: ObservedPreemption) -> Analysis:
         .first()
     ) or (snapshot_before(row.snapshot) if row.snapshot is not None else None)
     if before is None:
-        raise NotExplainable("No snapshot of the cluster was taken before this preemption.")
+        raise NotExplainable(
+            _deleted_before(row) or "No snapshot of the cluster was taken before this preemption."
+        )
     pod = preemptor_manifest(row, before)
     if pod is None:
         raise NotExplainable(
@@ -108,13 +145,15 @@ def explain_create(row: ObservedPreemption) -> Analysis:
             pod=pod,
             source=AnalysisSource.API,
             priority_classes=_classes_since(pod, before=before, after=row.snapshot),
+            requested_by=requested_by,
         )
     except PodRejected as e:
         raise NotExplainable(f"The preemptor cannot be asked as a what-if: {e}") from None
     ObservedPreemption.objects.filter(
         cluster_id=row.cluster_id, preemptor_uid=row.preemptor_uid, explanation=None
-    ).update(explanation=analysis)
+    ).update(explanation=analysis, explained_by=analysis.requested_by)
     row.explanation = analysis
+    row.explained_by = analysis.requested_by
     return analysis
 
 
@@ -125,9 +164,27 @@ class Verdict:
     differences: tuple[str, ...] = ()
     why: tuple[str, ...] = ()
 
+    @property
+    def kept(self) -> bool:
+        """A final verdict (the what-if done), stored on the preemption."""
+        return self.matches is not None
+
+
+def _stored(row: ObservedPreemption) -> Verdict:
+    return Verdict(
+        row.verdict_matches,
+        row.verdict_said,
+        tuple(row.verdict_differences or ()),
+        WHY_IT_MAY_DIFFER if row.verdict_matches is False else (),
+    )
+
 
 def verdict(row: ObservedPreemption) -> Verdict:
-    """Whether the engine's answer is what happened: same node, same victims."""
+    """Whether the engine's answer is what happened: same node, same victims. Once the
+    what-if is done the verdict is stored on every row of the preemption, and read back
+    from there (its what-if may be deleted since)."""
+    if row.verdict_at is not None:
+        return _stored(row)
     analysis = row.explanation
     if analysis is None:
         return Verdict(None, "Not explained yet.")
@@ -139,7 +196,36 @@ def verdict(row: ObservedPreemption) -> Verdict:
             cluster_id=row.cluster_id, preemptor_uid=row.preemptor_uid
         ).values_list("victim", flat=True)
     )
-    return compare(result, node=row.node, victims=happened)
+    found = compare(result, node=row.node, victims=happened)
+    _keep(row, found)
+    return found
+
+
+def _keep(row: ObservedPreemption, found: Verdict) -> None:
+    now = timezone.now()
+    ObservedPreemption.objects.filter(
+        cluster_id=row.cluster_id, preemptor_uid=row.preemptor_uid, verdict_at__isnull=True
+    ).update(
+        verdict_matches=found.matches,
+        verdict_said=found.said,
+        verdict_differences=list(found.differences),
+        verdict_at=now,
+    )
+    row.verdict_matches, row.verdict_said = found.matches, found.said
+    row.verdict_differences, row.verdict_at = list(found.differences), now
+
+
+def verdicts_keep(cluster: Any) -> int:
+    """Stores the verdict of every done Explain of ``cluster`` not stored yet (retention
+    calls it before deleting snapshots, and so what-ifs); how many were stored."""
+    rows = ObservedPreemption.objects.filter(
+        cluster=cluster, verdict_at__isnull=True, explanation__status="done"
+    ).select_related("explanation")
+    stored = 0
+    for row in rows:
+        if row.verdict_at is None and verdict(row).kept:
+            stored += 1
+    return stored
 
 
 def compare(result: dict[str, Any], *, node: str, victims: list[str]) -> Verdict:

@@ -95,7 +95,8 @@ def _findings(snapshot: Snapshot) -> list[dict[str, Any]]:
 
 def first_in_line_queue(snapshot: Snapshot) -> FirstInLineRanking | None:
     """The default probe's ranking of the snapshot, queued when it has none (None when the
-    owner's unfinished work is full or the broker is away: asked again next time)."""
+    broker is away: asked again next time). The cluster's history asks it, no user: it
+    counts against no one's unfinished work."""
     from planning.first_in_line import first_in_line_request
 
     try:
@@ -104,6 +105,7 @@ def first_in_line_queue(snapshot: Snapshot) -> FirstInLineRanking | None:
             cpu_millis=DEFAULT_CPU_MILLIS,
             memory_bytes=DEFAULT_MEMORY_BYTES,
             limit=DEFAULT_LIMIT,
+            by_the_cluster=True,
         )
     except Busy:
         return None

@@ -4,6 +4,7 @@ again), the preemptions its events recorded, and the alerts sent about it."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
@@ -58,6 +59,15 @@ class ObservedPreemption(models.Model):
     explanation = models.ForeignKey(
         "scheduling.Analysis", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # Who asked Explain, and the verdict once its what-if was done: kept here, so the
+    # verdict outlives the what-if and its snapshot (connected/explain.py).
+    explained_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    verdict_matches = models.BooleanField(null=True, blank=True)
+    verdict_said = models.TextField(blank=True, default="")
+    verdict_differences = models.JSONField(default=list, blank=True)
+    verdict_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ("-at", "victim")
@@ -71,6 +81,35 @@ class ObservedPreemption(models.Model):
 
     def __str__(self) -> str:
         return f"{self.victim} preempted by {self.preemptor or self.preemptor_uid} on {self.node}"
+
+
+class DeletedSnapshot(models.Model):
+    """A snapshot of the cluster that was deleted (by retention or by a user): Explain
+    says the snapshot before a preemption was deleted, and when, instead of that none
+    was ever taken."""
+
+    # No database constraint: the record is written while the snapshot is deleted, which
+    # may be in the very deletion of its cluster's owner (and so of the cluster);
+    # cluster_delete removes a cluster's records itself.
+    cluster = models.ForeignKey(
+        "connected.Cluster",
+        on_delete=models.DO_NOTHING,
+        db_constraint=False,
+        related_name="deleted_snapshots",
+    )
+    snapshot_id = models.BigIntegerField()
+    name = models.CharField(max_length=200)
+    taken_at = models.DateTimeField()
+    deleted_at = models.DateTimeField(default=timezone.now)
+    # Deleted by the cluster's retention (else by a user, or with its owner's account).
+    by_retention = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ("-taken_at", "-id")
+        indexes = [models.Index(fields=["cluster", "taken_at"], name="deleted_snapshot_taken")]
+
+    def __str__(self) -> str:
+        return f"{self.name} (deleted {self.deleted_at:%Y-%m-%d %H:%M})"
 
 
 class AlertDelivery(models.Model):

@@ -105,3 +105,30 @@ class ExplainSerializer(serializers.Serializer[dict[str, object]]):
 
 class DriftDetailSerializer(serializers.Serializer[dict[str, object]]):
     detail = serializers.CharField()
+
+
+class VerdictSerializer(serializers.Serializer[dict[str, object]]):
+    matches = serializers.BooleanField(
+        allow_null=True, help_text="the engine's answer is what happened; null: not yet known"
+    )
+    said = serializers.CharField(help_text="the verdict in words")
+    differences = serializers.ListField(child=serializers.CharField())
+    kept = serializers.BooleanField(
+        help_text="final, and stored on the preemption (it outlives its what-if)"
+    )
+
+
+class PreemptionSerializer(serializers.Serializer[dict[str, object]]):
+    id = serializers.IntegerField(help_text="for .../preemptions/{id}/explain/")
+    victim = serializers.CharField(help_text="namespace/name")
+    victim_class = serializers.CharField()
+    victim_priority = serializers.IntegerField(allow_null=True)
+    preemptor = serializers.CharField(help_text="namespace/name, or empty when unknown")
+    preemptor_uid = serializers.CharField()
+    node = serializers.CharField()
+    at = serializers.DateTimeField(allow_null=True)
+    explanation = serializers.CharField(
+        allow_null=True, help_text="the Explain what-if (GET /api/analyses/{id}/); null: none"
+    )
+    explained_by = serializers.CharField(allow_null=True, help_text="who asked Explain")
+    verdict = VerdictSerializer()

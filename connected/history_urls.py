@@ -19,6 +19,11 @@ urlpatterns = [
         name="api-drift",
     ),
     path(
+        "api/clusters/<int:id>/preemptions/",
+        history_views.ClusterPreemptionsView.as_view(),
+        name="api-preemptions",
+    ),
+    path(
         "api/clusters/<int:id>/preemptions/<int:preemption_id>/explain/",
         history_views.PreemptionExplainView.as_view(),
         name="api-explain",

@@ -26,7 +26,12 @@ from connected.history import (
     ready_snapshots,
 )
 from connected.history_models import AlertDelivery, ObservedPreemption, SnapshotDigest
-from connected.history_serializers import DriftDetailSerializer, DriftSerializer, ExplainSerializer
+from connected.history_serializers import (
+    DriftDetailSerializer,
+    DriftSerializer,
+    ExplainSerializer,
+    PreemptionSerializer,
+)
 from connected.models import Cluster
 from operations.faults import BrokerUnavailable
 
@@ -105,11 +110,68 @@ class ClusterDriftView(APIView):
         return Response(body)
 
 
+class ClusterPreemptionsView(APIView):
+    """GET /api/clusters/{id}/preemptions/: the preemptions recorded, newest first."""
+
+    @extend_schema(
+        summary="The real preemptions of a cluster, with their Explain verdicts",
+        parameters=[
+            OpenApiParameter(
+                "limit", int, description=f"at most (default {PREEMPTIONS_SHOWN}, up to 500)"
+            )
+        ],
+        responses={
+            200: PreemptionSerializer(many=True),
+            400: DriftDetailSerializer,
+            404: DriftDetailSerializer,
+        },
+    )
+    def get(self, request: Request, id: int) -> Response:
+        cluster = cluster_for(request.user, id)
+        try:
+            limit = min(max(int(request.query_params.get("limit") or PREEMPTIONS_SHOWN), 1), 500)
+        except ValueError:
+            return Response({"detail": "limit: a number of preemptions."}, status=400)
+        rows = (
+            ObservedPreemption.objects.filter(cluster=cluster)
+            .select_related("explanation", "explained_by")
+            .order_by("-at", "victim")[:limit]
+        )
+        return Response([_preemption_body(row) for row in rows])
+
+
+def _preemption_body(row: ObservedPreemption) -> dict[str, Any]:
+    found = explain.verdict(row)
+    return {
+        "id": row.pk,
+        "victim": row.victim,
+        "victim_class": row.victim_class,
+        "victim_priority": row.victim_priority,
+        "preemptor": row.preemptor,
+        "preemptor_uid": row.preemptor_uid,
+        "node": row.node,
+        "at": row.at,
+        "explanation": f"/api/analyses/{row.explanation_id}/" if row.explanation_id else None,
+        "explained_by": row.explained_by.get_username() if row.explained_by else None,
+        "verdict": {
+            "matches": found.matches,
+            "said": found.said,
+            "differences": list(found.differences),
+            "kept": found.kept,
+        },
+    }
+
+
 class PreemptionExplainView(APIView):
     """POST /api/clusters/{id}/preemptions/{pk}/explain/: 202 with the analysis."""
 
     @extend_schema(
         request=None,
+        summary="Explain a real preemption: its preemptor asked on the snapshot before it",
+        description="202 with the what-if (asked in your name, counted against your "
+        "unfinished work); 409 when there is nothing to ask on (the snapshot before was "
+        "deleted: said, with when; or already explained, its what-if deleted since: the "
+        "kept verdict).",
         responses={
             202: ExplainSerializer,
             403: DriftDetailSerializer,
@@ -125,7 +187,7 @@ class PreemptionExplainView(APIView):
                 {"detail": selectors.EXPLAIN_MEMBERS_ONLY}, status=status.HTTP_403_FORBIDDEN
             )
         try:
-            analysis = explain.explain_create(row)
+            analysis = explain.explain_create(row, requested_by=request.user)
         except explain.NotExplainable as e:
             return Response({"detail": e.message}, status=status.HTTP_409_CONFLICT)
         except BrokerUnavailable:
@@ -225,7 +287,7 @@ def preemption_explain(request: HttpRequest, pk: int, preemption: int) -> HttpRe
         messages.error(request, selectors.EXPLAIN_MEMBERS_ONLY)
         return redirect(f"{cluster.get_absolute_url()}#preemptions")
     try:
-        analysis = explain.explain_create(row)
+        analysis = explain.explain_create(row, requested_by=request.user)
     except explain.NotExplainable as e:
         messages.error(request, e.message)
         return redirect(f"{cluster.get_absolute_url()}#preemptions")

@@ -48,6 +48,9 @@ class Cluster(models.Model):
     reading_since = models.DateTimeField(null=True, blank=True, editable=False)
     last_success_at = models.DateTimeField(null=True, blank=True, editable=False)
     last_failure_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # When someone last asked for a read now ("Take a snapshot now"): at most one a
+    # minute, and none while one is under way or waiting for a worker (connected/take_now.py).
+    read_requested_at = models.DateTimeField(null=True, blank=True, editable=False)
     # Why the last attempt failed ("forbidden: list events", "timed out after 60 s", ...).
     last_failure_reason = models.TextField(blank=True, default="", editable=False)
 
@@ -78,6 +81,18 @@ class Cluster(models.Model):
 
 
 # What the history, the drift, the alerts and /metrics keep (connected/history.py).
-from connected.history_models import AlertDelivery, ObservedPreemption, SnapshotDigest  # noqa: E402
+from connected.history_models import (  # noqa: E402
+    AlertDelivery,
+    DeletedSnapshot,
+    ObservedPreemption,
+    SnapshotDigest,
+)
 
-__all__ = ["IN_CLUSTER", "AlertDelivery", "Cluster", "ObservedPreemption", "SnapshotDigest"]
+__all__ = [
+    "IN_CLUSTER",
+    "AlertDelivery",
+    "Cluster",
+    "DeletedSnapshot",
+    "ObservedPreemption",
+    "SnapshotDigest",
+]

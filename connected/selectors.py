@@ -47,3 +47,12 @@ def may_ask(*, user: Any, cluster: Cluster) -> bool:
 def cluster_snapshots(*, cluster: Cluster) -> QuerySet[Snapshot]:
     """The cluster's snapshots, newest first."""
     return Snapshot.objects.filter(cluster=cluster).defer("events").order_by("-taken_at", "-id")
+
+
+def cluster_pinned(*, cluster: Cluster) -> QuerySet[Snapshot]:
+    """The cluster's pinned snapshots (retention never deletes them), newest first."""
+    return (
+        cluster_snapshots(cluster=cluster)
+        .filter(pinned_at__isnull=False)
+        .select_related("pinned_by")
+    )

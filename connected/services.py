@@ -12,14 +12,14 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from clusters.constants import SnapshotStatus
 from clusters.models import Snapshot
 from clusters.services import SnapshotRejected, snapshot_create, snapshot_delete
 from connected import alerts
-from connected.models import Cluster
+from connected.models import Cluster, DeletedSnapshot
 from connected.reading import cluster_read
 from connected.schedule import schedule_remove, schedule_sync
 from connected.webhooks import webhook_urls_refusal
@@ -30,7 +30,8 @@ from preemptlab.kube import KubeError
 
 log = logging.getLogger(__name__)
 
-# Retention beside the newest `keep`: the newest snapshot of each of these last days.
+# Retention beside the newest `keep`: the newest snapshot of each of these last days
+# (both counted among the snapshots not in use; see in_use).
 DAILY_DAYS = 30
 # A failure's reason is kept to this many characters (kubectl may quote what it read).
 REASON_CHARS = 1000
@@ -100,6 +101,7 @@ def cluster_delete(*, cluster: Cluster) -> None:
     """Removes the cluster and its schedule; its snapshots stay, as ordinary ones."""
     with transaction.atomic():
         schedule_remove(cluster)
+        DeletedSnapshot.objects.filter(cluster_id=cluster.pk).delete()
         cluster.delete()
 
 
@@ -204,16 +206,72 @@ def retained(taken: Sequence[tuple[int, datetime]], *, keep: int, now: datetime)
     return kept
 
 
+def in_use(snapshots: QuerySet[Snapshot], *, now: datetime) -> set[int]:
+    """Of ``snapshots``, the ids retention never deletes: pinned ones, and those holding
+    work people still use, younger than PREEMPTLAB_RETENTION_IN_USE_DAYS: an analysis
+    (Explain's what-ifs are analyses too), advice, or a share link not revoked."""
+    from advice.models import Advice
+    from scheduling.models import Analysis, ShareLink
+
+    since = now - timedelta(days=int(settings.PREEMPTLAB_RETENTION_IN_USE_DAYS))
+    ids = snapshots.values("pk")
+    held = set(snapshots.filter(pinned_at__isnull=False).values_list("pk", flat=True))
+    held |= set(
+        Analysis.objects.filter(snapshot__in=ids, created__gte=since).values_list(
+            "snapshot_id", flat=True
+        )
+    )
+    held |= set(
+        Advice.objects.filter(analysis__snapshot__in=ids, created__gte=since).values_list(
+            "analysis__snapshot_id", flat=True
+        )
+    )
+    held |= set(
+        ShareLink.objects.active()
+        .filter(analysis__snapshot__in=ids, created__gte=since)
+        .values_list("analysis__snapshot_id", flat=True)
+    )
+    return held
+
+
 def cluster_retention_apply(*, cluster: Cluster, now: datetime | None = None) -> list[int]:
     """Deletes (through the snapshot's own delete) the cluster's ready snapshots that the
-    retention does not keep; the ids deleted."""
+    retention does not keep; the ids deleted. Snapshots in use (``in_use``) are kept and
+    left out of the count: ``keep`` and the daily ones are counted among the others. The
+    verdicts of Explain are stored first, so they outlive their what-ifs, and each
+    deletion is recorded (Explain says the snapshot before a preemption was deleted)."""
+    from connected.explain import verdicts_keep
+
     now = now or timezone.now()
     snapshots = Snapshot.objects.filter(
         cluster=cluster, status=SnapshotStatus.READY, taken_at__isnull=False
     )
-    taken = [(pk, at) for pk, at in snapshots.values_list("pk", "taken_at") if at is not None]
+    held = in_use(snapshots, now=now)
+    taken = [
+        (pk, at)
+        for pk, at in snapshots.values_list("pk", "taken_at")
+        if at is not None and pk not in held
+    ]
     kept = retained(taken, keep=cluster.keep, now=now)
     gone = [pk for pk, _ in taken if pk not in kept]
-    for snapshot in snapshots.filter(pk__in=gone).select_related("owner"):
+    if gone:
+        verdicts_keep(cluster)
+    for snapshot in snapshots.filter(pk__in=gone).select_related("owner").defer("events"):
+        snapshot_deleted_record(snapshot, by_retention=True)
         snapshot_delete(snapshot=snapshot)
     return gone
+
+
+def snapshot_deleted_record(snapshot: Snapshot, *, by_retention: bool = False) -> None:
+    """Remembers that a snapshot of a connected cluster was deleted, and when (once)."""
+    if snapshot.cluster_id is None or snapshot.taken_at is None:
+        return
+    if DeletedSnapshot.objects.filter(snapshot_id=snapshot.pk).exists():
+        return
+    DeletedSnapshot.objects.create(
+        cluster_id=snapshot.cluster_id,
+        snapshot_id=snapshot.pk,
+        name=snapshot.name[:200],
+        taken_at=snapshot.taken_at,
+        by_retention=by_retention,
+    )

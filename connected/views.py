@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
@@ -21,8 +22,9 @@ from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseStopPolling
 
+from clusters import access
 from clusters.paging import paginate, query_without_page
-from connected import selectors, services
+from connected import selectors, take_now
 from connected.models import Cluster
 from operations.faults import BrokerUnavailable
 
@@ -41,6 +43,10 @@ def _snapshots_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]
     return {"page": page, "query": query_without_page(request)}
 
 
+def _pinned_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
+    return {"pinned": list(selectors.cluster_pinned(cluster=cluster))}
+
+
 def _history_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
     from connected.history_views import history_context
 
@@ -48,6 +54,7 @@ def _history_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
 
 
 CLUSTER_SECTIONS: list[ClusterSection] = [
+    ClusterSection("connected/_pinned.html", _pinned_context),
     ClusterSection("connected/_snapshots.html", _snapshots_context),
     ClusterSection("connected/_history.html", _history_context),
 ]
@@ -66,6 +73,7 @@ def _status_context(cluster: Cluster, *, since: datetime | None = None) -> dict[
         "cluster": cluster,
         "waiting": waiting,
         "since": since,
+        "in_use_days": settings.PREEMPTLAB_RETENTION_IN_USE_DAYS,
     }
 
 
@@ -95,6 +103,8 @@ def cluster_detail(request: HttpRequest, pk: int) -> HttpResponse:
             {"cluster": cluster, **_snapshots_context(request, cluster)},
         )
     context = _status_context(cluster)
+    context["may_take_now"] = access.can_take_now(request.user, cluster)
+    context["who_may_take_now"] = access.who_may(cluster, staff=True)
     context["sections"] = [section.template for section in CLUSTER_SECTIONS]
     for section in CLUSTER_SECTIONS:
         context |= section.context(request, cluster)
@@ -103,11 +113,18 @@ def cluster_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 def cluster_snapshot_take(request: HttpRequest, pk: int) -> HttpResponse:
-    """Take a snapshot now: queued for a worker; the status card follows it."""
+    """Take a snapshot now: queued for a worker; the status card follows it. A member is
+    refused (403, saying who may); a read under way or too recent too (429; htmx gets the
+    card with why, as it swaps only a 2xx answer)."""
     cluster = selectors.cluster_get(user=request.user, cluster_id=pk)
     since = timezone.now()
     try:
-        services.cluster_snapshot_request(cluster=cluster)
+        take_now.take_now(cluster=cluster, user=request.user)
+    except take_now.ReadRefused as err:
+        if not getattr(request, "htmx", False):
+            raise  # BusyMiddleware: the 429 page, with Retry-After
+        context = _status_context(cluster) | {"error": err.message}
+        return TemplateResponse(request, "connected/_status.html", context)
     except BrokerUnavailable as err:
         if getattr(request, "htmx", False):
             context = _status_context(cluster) | {"error": err.message}

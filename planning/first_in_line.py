@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -43,14 +44,24 @@ _STATE = ["status", "error", "attempts", "runs_done", "runs_total", "finished_at
 
 
 def first_in_line_request(
-    *, snapshot: Snapshot, cpu_millis: int, memory_bytes: int, limit: int, retry: bool = False
+    *,
+    snapshot: Snapshot,
+    cpu_millis: int,
+    memory_bytes: int,
+    limit: int,
+    retry: bool = False,
+    requested_by: Any = None,
+    by_the_cluster: bool = False,
 ) -> FirstInLineRanking:
     """The ranking of a ready snapshot for this probe size and limit: stored (done, or
     queued or running), or queued now. Its ``answer`` column is left in the database
     (``ranking_line`` reads it). ``retry``: a failed one is queued again.
 
     TooManyUnfinished (429) when a new ranking would exceed the user's unfinished work;
-    BrokerUnavailable (503) when the message cannot be sent (nothing is stored then)."""
+    BrokerUnavailable (503) when the message cannot be sent (nothing is stored then).
+    ``requested_by``: who asks (None: the snapshot's owner); ``by_the_cluster``: a
+    connected cluster's read queues it, and it counts against no user."""
+    asker = None if by_the_cluster else (requested_by or snapshot.owner)
     if not snapshot.is_ready:
         raise SnapshotNotReady(snapshot)
     key = {
@@ -64,13 +75,13 @@ def first_in_line_request(
         # An answer of another engine version may differ: ranked again, as on a first ask.
         outdated = stored.is_done and stored.engine_version != ENGINE_VERSION
         if outdated or (retry and stored.is_failed):
-            return _requeue(stored)
+            return _requeue(stored, user=asker)
         return stored
     try:
         # Counted and written in one step, so parallel requests never pass the limit.
-        with unfinished_slot(owner=snapshot.owner), transaction.atomic():
+        with unfinished_slot(user=asker), transaction.atomic():
             ranking = FirstInLineRanking.objects.create(
-                **key, status=AnalysisStatus.QUEUED, enqueued_at=timezone.now()
+                **key, status=AnalysisStatus.QUEUED, enqueued_at=timezone.now(), requested_by=asker
             )
     except IntegrityError:
         # Another request asked the same question in the same instant: one row, one run.
@@ -85,11 +96,12 @@ def first_in_line_request(
     return ranking
 
 
-def _requeue(ranking: FirstInLineRanking) -> FirstInLineRanking:
-    """A failed (or outdated) ranking queued again; the reconciler sends the message if
-    the broker cannot take it now."""
-    with unfinished_slot(owner=ranking.snapshot.owner):
+def _requeue(ranking: FirstInLineRanking, *, user: Any) -> FirstInLineRanking:
+    """A failed (or outdated) ranking queued again, now ``user``'s to count (None: no
+    user's); the reconciler sends the message if the broker cannot take it now."""
+    with unfinished_slot(user=user):
         FirstInLineRanking.objects.filter(pk=ranking.pk, status=ranking.status).update(
+            requested_by=user,
             status=AnalysisStatus.QUEUED,
             error="",
             started_at=None,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Any
 
+from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
@@ -43,6 +44,15 @@ class FirstInLineRanking(LeasedWork):
     engine_version = models.CharField(max_length=64, blank=True, default="")
     # FirstInLine.to_dict() once done.
     answer = models.JSONField(null=True, blank=True)
+    # Who asked: it counts against their unfinished work (scheduling/budgets.py). Null:
+    # a connected cluster's read queued it (the cluster's own slot, no user's).
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="requested_rankings",
+    )
 
     class Meta:
         constraints = [

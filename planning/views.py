@@ -272,6 +272,7 @@ def snapshot_first_in_line(request: HttpRequest, pk: int) -> TemplateResponse:
             memory_bytes=data["memory_bytes"],
             limit=data["limit"],
             retry=request.GET.get("retry") == "1",
+            requested_by=request.user,
         )
     except TooManyUnfinished as e:
         ctx["busy"] = e.message

@@ -124,10 +124,13 @@ class TooManyUnfinished(Busy):
         )
 
 
-def unfinished_count(*, owner: Any) -> int:
-    """The owner's unfinished work: analyses, first-in-line rankings and advice queued or
-    running, snapshots ingesting, and deleted analyses whose run has not yet stopped
-    (scheduling/cancellation.py)."""
+def unfinished_count(*, user: Any) -> int:
+    """What ``user`` asked that is not finished: analyses (Explain's included), first-in-line
+    rankings and advice queued or running, whoever's snapshot they are on; uploads
+    ingesting; and deleted analyses whose run has not yet stopped
+    (scheduling/cancellation.py). A connected cluster's reads and what they queue are
+    no user's: one read at a time per cluster is their own slot (connected/services.py),
+    so a member's what-ifs never hold up the owner's work or the cluster's schedule."""
     # Imported here: the models import this module's neighbours.
     from advice.models import Advice
     from clusters.constants import SnapshotStatus
@@ -136,35 +139,38 @@ def unfinished_count(*, owner: Any) -> int:
     from scheduling.cancellation import stopping_count
     from scheduling.models import Analysis
 
-    analyses = Analysis.objects.filter(snapshot__owner=owner, status__in=UNFINISHED).count()
-    rankings = FirstInLineRanking.objects.filter(
-        snapshot__owner=owner, status__in=UNFINISHED
+    analyses = Analysis.objects.filter(requested_by=user, status__in=UNFINISHED).count()
+    rankings = FirstInLineRanking.objects.filter(requested_by=user, status__in=UNFINISHED).count()
+    ingests = Snapshot.objects.filter(
+        owner=user, status=SnapshotStatus.INGESTING, cluster__isnull=True
     ).count()
-    ingests = Snapshot.objects.filter(owner=owner, status=SnapshotStatus.INGESTING).count()
-    advice = Advice.objects.filter(analysis__snapshot__owner=owner, status__in=UNFINISHED).count()
-    return analyses + rankings + advice + ingests + stopping_count(owner=owner)
+    advice = Advice.objects.filter(requested_by=user, status__in=UNFINISHED).count()
+    return analyses + rankings + advice + ingests + stopping_count(user=user)
 
 
-def check_unfinished(*, owner: Any) -> None:
-    """Raises TooManyUnfinished when ``owner`` has the most unfinished work one user may
+def check_unfinished(*, user: Any) -> None:
+    """Raises TooManyUnfinished when ``user`` has the most unfinished work one user may
     have. Alone it only counts: a submission takes its place with ``unfinished_slot``,
     which makes the count and the new row one step."""
     limit = int(settings.PREEMPTLAB_UNFINISHED_PER_USER)
-    if unfinished_count(owner=owner) >= limit:
+    if unfinished_count(user=user) >= limit:
         raise TooManyUnfinished(limit)
 
 
 @contextmanager
-def unfinished_slot(*, owner: Any) -> Iterator[None]:
-    """A transaction in which ``owner``'s unfinished work is counted and the new row (made
+def unfinished_slot(*, user: Any) -> Iterator[None]:
+    """A transaction in which ``user``'s unfinished work is counted and the new row (made
     in the block) is written: TooManyUnfinished, and nothing written, past the limit.
+    ``user`` None: work no user asked (a connected cluster's read queued it), counted
+    against nobody; the block still runs in a transaction.
 
-    The owner's user row is locked first (SELECT ... FOR UPDATE on PostgreSQL; SQLite
-    runs every transaction IMMEDIATE, one writer at a time), so concurrent submissions
-    of one user take their places one after another and never pass the limit together.
+    The user's row is locked first (SELECT ... FOR UPDATE on PostgreSQL; SQLite runs
+    every transaction IMMEDIATE, one writer at a time), so concurrent submissions of one
+    user take their places one after another and never pass the limit together.
     """
     user_model = get_user_model()
     with transaction.atomic():
-        user_model.objects.select_for_update().filter(pk=owner.pk).first()
-        check_unfinished(owner=owner)
+        if user is not None:
+            user_model.objects.select_for_update().filter(pk=user.pk).first()
+            check_unfinished(user=user)
         yield

@@ -1,7 +1,7 @@
 """Deleting an analysis whose run has started: the row goes at once, the slot does not.
 
 The run holds a worker until it stops, so it keeps counting against its owner's
-unfinished work (scheduling/budgets.py) as a StoppingRun. It stops within a second:
+unfinished work (scheduling/budgets.py) as a StoppingRun of who asked it. It stops within a second:
 the progress writer that a workload or capacity run calls at every cycle updates the
 row at most every half second, and an update that finds no row raises Cancelled,
 which ends the run (the same check on every pool, the solo one included, with no
@@ -33,25 +33,26 @@ def stopping_window() -> timedelta:
     return timedelta(seconds=float(settings.PREEMPTLAB_ANALYSIS_SECONDS) + lease_seconds())
 
 
-def stopping_count(*, owner: Any) -> int:
+def stopping_count(*, user: Any) -> int:
     from scheduling.models import StoppingRun
 
     since = timezone.now() - stopping_window()
-    return StoppingRun.objects.filter(owner=owner, created__gt=since).count()
+    return StoppingRun.objects.filter(owner=user, created__gt=since).count()
 
 
-def keep_running_slots(*, owner: Any, analyses: QuerySet[Any]) -> None:
-    """Before ``analyses`` (all ``owner``'s) are deleted, in the caller's transaction: a
-    StoppingRun for each one running. Their rows are locked, so none starts meanwhile."""
+def keep_running_slots(*, analyses: QuerySet[Any]) -> None:
+    """Before ``analyses`` are deleted, in the caller's transaction: a StoppingRun for
+    each one running, counted against who asked it. Their rows are locked, so none
+    starts meanwhile."""
     from scheduling.models import StoppingRun
 
     # Those no run can still be going for count no more: gone, so the table stays small.
-    StoppingRun.objects.filter(
-        owner=owner, created__lte=timezone.now() - stopping_window()
-    ).delete()
+    StoppingRun.objects.filter(created__lte=timezone.now() - stopping_window()).delete()
     running = analyses.select_for_update().filter(status=AnalysisStatus.RUNNING)
     StoppingRun.objects.bulk_create(
-        StoppingRun(owner=owner, analysis_id=pk) for pk in running.values_list("pk", flat=True)
+        StoppingRun(owner_id=by, analysis_id=pk)
+        for pk, by in running.values_list("pk", "requested_by_id")
+        if by is not None
     )
 
 
@@ -62,7 +63,6 @@ def analysis_cancel(*, analysis: Any) -> None:
 
     with transaction.atomic():
         keep_running_slots(
-            owner=analysis.snapshot.owner,
             analyses=Analysis.objects.filter(Q(pk=analysis.pk) | Q(parent_id=analysis.pk)),
         )
         analysis.delete()

@@ -120,6 +120,16 @@ class Analysis(LeasedWork):
         "self", null=True, blank=True, on_delete=models.CASCADE, related_name="cycle_explanations"
     )
     cycle = models.PositiveIntegerField(null=True, blank=True)
+    # Who asked (a member on a team's snapshot, its owner, Explain's user): the
+    # unfinished work one user may have counts what they asked (scheduling/budgets.py).
+    # Null: asked by no user (work a cluster's read queued itself).
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="requested_analyses",
+    )
 
     objects = AnalysisQuerySet.as_manager()
 
@@ -268,6 +278,14 @@ class ShareLink(models.Model):
     analysis = models.ForeignKey(Analysis, on_delete=models.CASCADE, related_name="share_links")
     token = models.CharField(max_length=64, unique=True, default=new_share_token)
     created = models.DateTimeField(default=timezone.now)
+    # Who published it: a member revokes only their own links (clusters/access.py).
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="share_links",
+    )
     revoked_at = models.DateTimeField(null=True, blank=True)
 
     objects = ShareLinkQuerySet.as_manager()

@@ -9,6 +9,7 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_http_methods
 
+from clusters import access
 from clusters.selectors import snapshot_get
 from scheduling import scheduler_config
 from scheduling.presenters.profiles import scheduler_tab
@@ -24,6 +25,7 @@ def snapshot_scheduler(request: HttpRequest, snapshot_id: int) -> HttpResponse:
     form = SchedulerConfigForm(initial={"scheduler_preset": snapshot.scheduler_preset})
     status = 200
     if request.method == "POST":
+        access.check_change(request.user, snapshot, action=access.CHANGE_CONFIG)
         if "clear" in request.POST:
             scheduler_config.snapshot_scheduler_set(snapshot=snapshot, choice=None)
             messages.success(
@@ -43,6 +45,8 @@ def snapshot_scheduler(request: HttpRequest, snapshot_id: int) -> HttpResponse:
         "snapshot": snapshot,
         "form": form,
         "config_text": scheduler_config.choice_as_text(choice),
+        "may_change": access.can_change(request.user, snapshot),
+        "who_may": access.who_may(snapshot),
         **scheduler_tab(choice, snapshot.scheduler_origin),
     }
     return TemplateResponse(request, "scheduling/snapshot_scheduler.html", ctx, status=status)

@@ -25,7 +25,7 @@ def analysis_list(
     """The user's analyses and their teams' (staff too: only those), newest first, without
     their large columns; ``team``: only those of snapshots given to that team."""
     qs = access.in_team(Analysis.objects.visible_to(user), team, prefix="snapshot__")
-    qs = qs.without_payload().select_related("snapshot")
+    qs = qs.without_payload().select_related("snapshot", "requested_by")
     # "Explain this cycle" is a view of its workload's run, reached from it: not a row.
     qs = qs.filter(parent__isnull=True)
     if snapshot is not None:

@@ -100,6 +100,7 @@ def analysis_create_workload(
     priority_classes: list[dict[str, Any]] | None = None,
     classes_field: str | None = None,
     scheduler: SchedulerChoice | None = None,
+    requested_by: Any = None,
 ) -> Analysis:
     """A queued workload what-if: the objects expanded and admitted now (bad input is
     refused before anything is stored), simulated by a worker. ``priority_classes``: the
@@ -126,6 +127,7 @@ def analysis_create_workload(
         source=source,
         priority_classes=classes,
         scheduler=scheduler,
+        requested_by=requested_by,
     )
 
 
@@ -143,6 +145,7 @@ def analysis_create_capacity(
     priority_classes: list[dict[str, Any]] | None = None,
     classes_field: str | None = None,
     scheduler: SchedulerChoice | None = None,
+    requested_by: Any = None,
 ) -> Analysis:
     """A queued "how many fit?": ``limit`` replicas of ``pod`` (a Pod template), or with
     ``size`` one pod of that size in every user PriorityClass, run through kube-scheduler's
@@ -174,6 +177,7 @@ def analysis_create_capacity(
         source=source,
         priority_classes=classes,
         scheduler=scheduler,
+        requested_by=requested_by,
     )
 
 
@@ -190,6 +194,7 @@ def analysis_create_from_manifest(
     timeline: bool = False,
     source: str = AnalysisSource.MANIFEST,
     scheduler: SchedulerChoice | None = None,
+    requested_by: Any = None,
 ) -> Analysis:
     """One Pod: a single-pod what-if; a controller, a List or several documents: a workload.
     PriorityClass documents beside them are the what-if's own classes."""
@@ -202,6 +207,7 @@ def analysis_create_from_manifest(
             priority_classes=classes,
             field="manifest",
             scheduler=scheduler,
+            requested_by=requested_by,
         )
     return analysis_create_workload(
         snapshot=snapshot,
@@ -212,6 +218,7 @@ def analysis_create_from_manifest(
         field="manifest",
         priority_classes=classes,
         scheduler=scheduler,
+        requested_by=requested_by,
     )
 
 
@@ -275,7 +282,7 @@ class _Progress:
             raise Cancelled  # the row was deleted: the run stops here
 
 
-def cycle_explanation_create(*, parent: Analysis, cycle: int) -> Analysis:
+def cycle_explanation_create(*, parent: Analysis, cycle: int, requested_by: Any = None) -> Analysis:
     """The single-pod explanation of one cycle of a workload run (made once, then reused)."""
     existing = parent.cycle_explanations.filter(cycle=cycle).first()
     if existing is not None:
@@ -292,6 +299,7 @@ def cycle_explanation_create(*, parent: Analysis, cycle: int) -> Analysis:
         pod_key=popped,
         source=parent.source,
         scheduler=parent.scheduler,
+        requested_by=requested_by,
     )
 
 
@@ -307,6 +315,7 @@ def analysis_create(
     priority_classes: list[dict[str, Any]] | None = None,
     field: str = "priority_classes",
     scheduler: SchedulerChoice | None = None,
+    requested_by: Any = None,
 ) -> Analysis:
     """A queued analysis of ``pod`` on ``snapshot``, its task sent once the row is committed.
     ``priority_classes``: the what-if's own PriorityClass objects (refused under ``field``).
@@ -329,15 +338,21 @@ def analysis_create(
         preemption_args=dict(preemption_args or {}),
         priority_classes=classes,
         scheduler=scheduler,
+        requested_by=requested_by,
     )
 
 
-def _analysis_queue(*, scheduler: SchedulerChoice | None = None, **fields: Any) -> Analysis:
+def _analysis_queue(
+    *, scheduler: SchedulerChoice | None = None, requested_by: Any = None, **fields: Any
+) -> Analysis:
     """A queued analysis row and its message; the row is deleted again when the broker
     cannot take the message (BrokerUnavailable), so a refused request stores nothing.
     The submission is scrubbed first: no secret it carried is stored or shown.
     ``scheduler``: the what-if's own configuration; None takes the snapshot's (copied,
-    so a later change to the snapshot leaves this analysis as it ran)."""
+    so a later change to the snapshot leaves this analysis as it ran). ``requested_by``:
+    who asks (the signed-in user; None: the snapshot's owner); it counts against their
+    unfinished work, not against the snapshot's owner's."""
+    fields["requested_by"] = requested_by or fields["snapshot"].owner
     chosen = choice_for(fields["snapshot"], scheduler)
     fields |= {
         "scheduler_config": copy.deepcopy(chosen.config),
@@ -352,7 +367,7 @@ def _analysis_queue(*, scheduler: SchedulerChoice | None = None, **fields: Any) 
         for obj in fields["priority_classes"]:
             scrub_object(obj, report)
         scrubbed = dict(sorted(report.items()))
-    with unfinished_slot(owner=fields["snapshot"].owner):
+    with unfinished_slot(user=fields["requested_by"]):
         analysis = Analysis.objects.create(
             status=AnalysisStatus.QUEUED, enqueued_at=timezone.now(), scrubbed=scrubbed, **fields
         )
@@ -722,7 +737,7 @@ def analysis_delete(*, analysis: Analysis) -> None:
     analysis_cancel(analysis=analysis)
 
 
-def analysis_rerun(*, analysis: Analysis, snapshot: Snapshot) -> Analysis:
+def analysis_rerun(*, analysis: Analysis, snapshot: Snapshot, requested_by: Any = None) -> Analysis:
     """The same what-if (the same pod, or the same workload objects and cascade choice)
     queued on ``snapshot``: PodRejected when that snapshot cannot take it (a class it
     lacks). The what-if's own scheduler configuration goes with it; one it took from its
@@ -738,6 +753,7 @@ def analysis_rerun(*, analysis: Analysis, snapshot: Snapshot) -> Analysis:
             source=analysis.source,
             priority_classes=analysis.priority_classes,
             scheduler=own,
+            requested_by=requested_by,
         )
     if analysis.is_workload:
         return analysis_create_workload(
@@ -748,6 +764,7 @@ def analysis_rerun(*, analysis: Analysis, snapshot: Snapshot) -> Analysis:
             source=analysis.source,
             priority_classes=analysis.priority_classes,
             scheduler=own,
+            requested_by=requested_by,
         )
     return analysis_create(
         snapshot=snapshot,
@@ -756,6 +773,7 @@ def analysis_rerun(*, analysis: Analysis, snapshot: Snapshot) -> Analysis:
         preemption_args=analysis.preemption_args,
         priority_classes=analysis.priority_classes,
         scheduler=own,
+        requested_by=requested_by,
     )
 
 
@@ -772,14 +790,17 @@ def analysis_manifest(*, analysis: Analysis) -> str:
     return yaml.safe_dump_all(objects, sort_keys=False)
 
 
-def analysis_retry(*, analysis: Analysis) -> Analysis:
+def analysis_retry(*, analysis: Analysis, requested_by: Any = None) -> Analysis:
     """Queues a failed analysis again (after a fix to the engine or a lost worker).
 
     The row is queued first: if the broker is down (BrokerUnavailable), the
-    reconciler sends its message once the broker is back.
+    reconciler sends its message once the broker is back. ``requested_by``: who asks
+    again (None: who asked first); it counts against them from then on.
     """
-    with unfinished_slot(owner=analysis.snapshot.owner):
+    asker = requested_by or analysis.requested_by or analysis.snapshot.owner
+    with unfinished_slot(user=asker):
         Analysis.objects.filter(pk=analysis.pk).update(
+            requested_by=asker,
             status=AnalysisStatus.QUEUED,
             error="",
             started_at=None,
@@ -796,8 +817,11 @@ def analysis_retry(*, analysis: Analysis) -> Analysis:
 # --- sharing ---------------------------------------------------------------------
 
 
-def share_link_create(*, analysis: Analysis) -> ShareLink:
-    return ShareLink.objects.create(analysis=analysis)
+def share_link_create(*, analysis: Analysis, created_by: Any = None) -> ShareLink:
+    """A new link; ``created_by`` (None: the snapshot's owner) may revoke it later."""
+    return ShareLink.objects.create(
+        analysis=analysis, created_by=created_by or analysis.snapshot.owner
+    )
 
 
 def share_link_revoke(*, share_link: ShareLink) -> ShareLink:

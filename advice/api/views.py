@@ -68,7 +68,7 @@ class AnalysisAdvice(APIView):
     def post(self, request: Request, pk: int) -> Response:
         analysis = analyses.analysis_get_light(user=request.user, analysis_id=pk)
         try:
-            advice = services.advice_request(analysis=analysis)
+            advice = services.advice_request(analysis=analysis, requested_by=request.user)
         except services.NotAdvisable as e:
             return Response({"detail": e.message}, status=status.HTTP_409_CONFLICT)
         return _state(request, advice, status.HTTP_202_ACCEPTED)

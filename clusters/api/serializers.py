@@ -100,6 +100,19 @@ class SnapshotSerializer(serializers.ModelSerializer[models.Snapshot]):
         help_text="The connected cluster it was read from (GET /api/clusters/{id}/); null: "
         "uploaded.",
     )
+    pinned_at = serializers.DateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text="When it was pinned (POST /api/snapshots/{id}/pin/): retention never deletes "
+        "it; null: not pinned.",
+    )
+    pinned_by = serializers.CharField(
+        source="pinned_by.get_username",
+        read_only=True,
+        allow_null=True,
+        default=None,
+        help_text="Who pinned it; null: not pinned.",
+    )
 
     class Meta:
         model = models.Snapshot
@@ -119,6 +132,8 @@ class SnapshotSerializer(serializers.ModelSerializer[models.Snapshot]):
             "duration_ms",
             "taken_at",
             "cluster",
+            "pinned_at",
+            "pinned_by",
             "source_files",
             "total_bytes",
             "counts",

@@ -175,7 +175,13 @@ class SnapshotDetail(generics.RetrieveDestroyAPIView[models.Snapshot]):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
-    @extend_schema(summary="Delete a snapshot and everything in it", responses={204: None})
+    @extend_schema(
+        summary="Delete a snapshot and everything in it",
+        responses={
+            204: None,
+            403: OpenApiResponse(ErrorSerializer, description="A member; says who may."),
+        },
+    )
     def delete(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().delete(request, *args, **kwargs)
 
@@ -185,7 +191,9 @@ class SnapshotDetail(generics.RetrieveDestroyAPIView[models.Snapshot]):
         responses={
             200: SnapshotSerializer,
             400: OpenApiResponse(ErrorSerializer, description="Not a team of yours."),
-            403: OpenApiResponse(ErrorSerializer, description="A member; not its owner."),
+            403: OpenApiResponse(
+                ErrorSerializer, description="A member: only its owner or a team admin changes it."
+            ),
         },
     )
     def patch(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -193,7 +201,7 @@ class SnapshotDetail(generics.RetrieveDestroyAPIView[models.Snapshot]):
         form = SnapshotPatchSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         # Who may delete it may give it away: its owner or an admin of its team.
-        access.check_delete(request.user, snapshot)
+        access.check_change(request.user, snapshot, action=access.CHANGE_TEAM)
         changes = form.validated_data
         if "team" in changes:
             try:
@@ -208,6 +216,43 @@ class SnapshotDetail(generics.RetrieveDestroyAPIView[models.Snapshot]):
     def perform_destroy(self, instance: models.Snapshot) -> None:
         access.check_delete(self.request.user, instance)
         services.snapshot_delete(snapshot=instance)
+
+
+class SnapshotPin(generics.GenericAPIView[models.Snapshot]):
+    """POST/DELETE /api/snapshots/{id}/pin/: a connected cluster's retention never deletes a
+    pinned snapshot. Its owner or an admin of its team only."""
+
+    serializer_class = SnapshotSerializer
+
+    def get_object(self) -> models.Snapshot:
+        return selectors.snapshot_get(user=self.request.user, snapshot_id=self.kwargs["pk"])
+
+    @extend_schema(
+        summary="Pin a snapshot: retention never deletes it",
+        request=None,
+        responses={
+            200: SnapshotSerializer,
+            403: OpenApiResponse(ErrorSerializer, description="A member; says who may."),
+        },
+    )
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        snapshot = self.get_object()
+        access.check_change(request.user, snapshot, action=access.PIN)
+        services.snapshot_pin(snapshot=snapshot, by=request.user)
+        return Response(self.get_serializer(snapshot).data)
+
+    @extend_schema(
+        summary="Unpin a snapshot: retention treats it as any other",
+        responses={
+            204: None,
+            403: OpenApiResponse(ErrorSerializer, description="A member; says who may."),
+        },
+    )
+    def delete(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        snapshot = self.get_object()
+        access.check_change(request.user, snapshot, action=access.UNPIN)
+        services.snapshot_pin(snapshot=snapshot, by=request.user, pinned=False)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 RowT = TypeVar("RowT", bound=Model)

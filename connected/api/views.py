@@ -11,7 +11,7 @@ from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from connected import selectors, services
+from connected import selectors, services, take_now
 from connected.api.serializers import ClusterSerializer
 from connected.models import Cluster
 from operations.faults import BrokerUnavailable
@@ -99,19 +99,25 @@ class ClusterSnapshotTake(generics.GenericAPIView[Cluster]):
 
     @extend_schema(
         summary="Take a snapshot now",
-        description="Queues a read of the cluster (its owner, team and staff may). Follow "
+        description="Queues a read of the cluster: its owner, an admin of its team and staff "
+        "may (403 for a member, saying who may). One read at a time per cluster and at most "
+        "one a minute (PREEMPTLAB_TAKE_NOW_SECONDS): 429 with Retry-After otherwise. Follow "
         "`reading` and `last_success_at`/`last_failure_reason` on the cluster, and its "
         "snapshots at GET /api/snapshots/?cluster=ID.",
         request=None,
         responses={
             202: OpenApiResponse(ClusterSerializer, description="Queued."),
+            403: OpenApiResponse(DetailSerializer, description="A member; says who may."),
+            429: OpenApiResponse(
+                DetailSerializer, description="A read under way, waiting, or too recent."
+            ),
             503: OpenApiResponse(DetailSerializer, description="No worker can be reached."),
         },
     )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         cluster = selectors.cluster_get(user=request.user, cluster_id=self.kwargs["pk"])
         try:
-            services.cluster_snapshot_request(cluster=cluster)
+            take_now.take_now(cluster=cluster, user=request.user)
         except BrokerUnavailable as err:
             return Response({"detail": err.message}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
         return Response(self.get_serializer(cluster).data, status=status.HTTP_202_ACCEPTED)

@@ -139,6 +139,7 @@ class SnapshotPlanView(APIView):
                 memory_bytes=q["memory_bytes"],
                 limit=q["limit"],
                 retry=q["retry"],
+                requested_by=request.user,
             )
         except SnapshotNotReady as e:
             return Response({"detail": e.message}, status=status.HTTP_409_CONFLICT)

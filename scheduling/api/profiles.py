@@ -5,16 +5,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from clusters import access
 from clusters.models import Snapshot
 from clusters.selectors import snapshot_get
 from scheduling import scheduler_config
 from scheduling.submission import PodRejected
+
+FORBIDDEN = OpenApiResponse(
+    inline_serializer("Forbidden", {"detail": serializers.CharField(help_text="Who may.")}),
+    description="A member of its team: only its owner or a team admin changes it.",
+)
 
 
 class PresetSerializer(serializers.Serializer[Any]):
@@ -86,13 +92,16 @@ class SnapshotSchedulerConfig(APIView):
                 description="Not a KubeSchedulerConfiguration, invalid (kube-scheduler's words "
                 "and field path), or an unknown preset; nothing is stored."
             ),
+            403: FORBIDDEN,
         },
         summary="Set the snapshot's scheduler configuration",
         description="Its new analyses run under it unless a what-if gives its own; analyses "
-        "already made keep the configuration they ran under. The plan's audit reads it.",
+        "already made keep the configuration they ran under. The plan's audit reads it. "
+        "Its owner or an admin of its team only (403 for a member, saying who may).",
     )
     def put(self, request: Request, snapshot_id: int) -> Response:
         snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
+        access.check_change(request.user, snapshot, action=access.CHANGE_CONFIG)
         incoming = SchedulerConfigInput(data=request.data)
         incoming.is_valid(raise_exception=True)
         data = incoming.validated_data
@@ -115,8 +124,13 @@ class SnapshotSchedulerConfig(APIView):
         scheduler_config.snapshot_scheduler_set(snapshot=snapshot, choice=choice)
         return Response(snapshot_scheduler_body(snapshot))
 
-    @extend_schema(responses={204: None}, summary="Back to the default profile")
+    @extend_schema(
+        responses={204: None, 403: FORBIDDEN},
+        summary="Back to the default profile",
+        description="Its owner or an admin of its team only (403 for a member, saying who may).",
+    )
     def delete(self, request: Request, snapshot_id: int) -> Response:
         snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
+        access.check_change(request.user, snapshot, action=access.CHANGE_CONFIG)
         scheduler_config.snapshot_scheduler_set(snapshot=snapshot, choice=None)
         return Response(status=status.HTTP_204_NO_CONTENT)

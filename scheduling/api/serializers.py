@@ -286,6 +286,14 @@ class AnalysisSerializer(AnalysisAcceptedSerializer):
     )
     snapshot = serializers.IntegerField(source="snapshot_id", read_only=True)
     pod = serializers.CharField(source="pod_key", read_only=True, help_text='"namespace/name"')
+    requested_by = serializers.CharField(
+        source="requested_by.get_username",
+        read_only=True,
+        allow_null=True,
+        default=None,
+        help_text="Who asked it (a member on a team's snapshot, its owner): it counts against "
+        "their unfinished work; they may share it.",
+    )
 
     class Meta:
         model = Analysis
@@ -295,6 +303,7 @@ class AnalysisSerializer(AnalysisAcceptedSerializer):
             "page_url",
             "snapshot",
             "pod",
+            "requested_by",
             "source",
             "status",
             "error",
@@ -551,10 +560,17 @@ class AnalysisDetailSerializer(AnalysisSerializer):
 class ShareLinkSerializer(serializers.ModelSerializer[ShareLink]):
     url = serializers.SerializerMethodField(help_text="The public read-only page.")
     analysis = serializers.IntegerField(source="analysis_id", read_only=True)
+    created_by = serializers.CharField(
+        source="created_by.get_username",
+        read_only=True,
+        allow_null=True,
+        default=None,
+        help_text="Who made it: they revoke it, as do the snapshot's owner and team admins.",
+    )
 
     class Meta:
         model = ShareLink
-        fields = ("token", "url", "analysis", "created")
+        fields = ("token", "url", "analysis", "created", "created_by")
 
     def get_url(self, obj: ShareLink) -> str:
         request: Request = self.context["request"]

@@ -166,6 +166,7 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
                     priority_classes=classes,
                     classes_field=classes_field,
                     scheduler=data["scheduler"],
+                    requested_by=request.user,
                 )
             elif "objects" in data:
                 analysis = services.analysis_create_workload(
@@ -178,6 +179,7 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
                     priority_classes=classes,
                     classes_field=classes_field,
                     scheduler=data["scheduler"],
+                    requested_by=request.user,
                 )
             else:
                 analysis = services.analysis_create(
@@ -188,6 +190,7 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
                     priority_classes=classes,
                     field=classes_field,
                     scheduler=data["scheduler"],
+                    requested_by=request.user,
                 )
         except submission.SnapshotNotReady as e:
             return Response({"snapshot": [e.message]}, status=status.HTTP_409_CONFLICT)
@@ -292,13 +295,20 @@ class AnalysisShareLinks(APIView):
 
     @extend_schema(
         summary="Create a share link",
-        description="An unguessable token; its URL shows the analysis read-only without login.",
+        description="An unguessable token; its URL shows the analysis read-only without "
+        "login. Who asked the analysis, the snapshot's owner or a team admin may; another "
+        "member gets 403 saying who may.",
         request=None,
-        responses={201: ShareLinkSerializer, 404: OpenApiResponse(description="Not yours.")},
+        responses={
+            201: ShareLinkSerializer,
+            403: OpenApiResponse(description="A member, on an analysis someone else asked."),
+            404: OpenApiResponse(description="Not yours."),
+        },
     )
     def post(self, request: Request, pk: int) -> Response:
         analysis = selectors.analysis_get(user=request.user, analysis_id=pk)
-        link = services.share_link_create(analysis=analysis)
+        access.check_share(request.user, analysis)
+        link = services.share_link_create(analysis=analysis, created_by=request.user)
         return Response(
             ShareLinkSerializer(link, context={"request": request}).data,
             status=status.HTTP_201_CREATED,
@@ -308,10 +318,16 @@ class AnalysisShareLinks(APIView):
 class ShareLinkDetail(APIView):
     @extend_schema(
         summary="Revoke a share link",
-        description="From then on the link answers 404.",
-        responses={204: None, 404: OpenApiResponse(description="Unknown, revoked or not yours.")},
+        description="From then on the link answers 404. Who made it, the snapshot's owner or "
+        "a team admin may; another member gets 403 saying who may.",
+        responses={
+            204: None,
+            403: OpenApiResponse(description="A member, on a link someone else made."),
+            404: OpenApiResponse(description="Unknown, revoked or not yours."),
+        },
     )
     def delete(self, request: Request, token: str) -> Response:
         link = selectors.share_link_get(user=request.user, token=token)
+        access.check_revoke(request.user, link)
         services.share_link_revoke(share_link=link)
         return Response(status=status.HTTP_204_NO_CONTENT)

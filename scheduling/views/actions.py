@@ -32,7 +32,9 @@ def analysis_rerun(request: HttpRequest, analysis_id: int) -> HttpResponse:
     analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
     target = snapshot_get(user=request.user, snapshot_id=request.POST.get("snapshot") or 0)
     try:
-        again = services.analysis_rerun(analysis=analysis, snapshot=target)
+        again = services.analysis_rerun(
+            analysis=analysis, snapshot=target, requested_by=request.user
+        )
     except submission.PodRejected as e:
         messages.error(request, f"It cannot run on {target.name}: {e.message}")
         return HttpResponseRedirect(analysis.get_absolute_url())

@@ -9,13 +9,14 @@ from scheduling import selectors, services, submission
 
 
 @require_POST
-@require_POST
 def analysis_cycle_explain(request: HttpRequest, analysis_id: int, cycle: int) -> HttpResponse:
     """The full single-pod explanation of one cycle of a workload run, as it stood then
     (queued once, then the same analysis is shown again)."""
     parent = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
     try:
-        child = services.cycle_explanation_create(parent=parent, cycle=cycle)
+        child = services.cycle_explanation_create(
+            parent=parent, cycle=cycle, requested_by=request.user
+        )
     except submission.PodRejected as e:
         raise Http404(e.message) from None
     return HttpResponseRedirect(child.get_absolute_url())

@@ -179,6 +179,7 @@ def analysis_detail(request: HtmxHttpRequest, analysis_id: int) -> HttpResponse:
             # Per request, never in the cached body: a team member reads, its owner deletes.
             "may_delete": access.can_delete(request.user, a.snapshot),
             "share_links": _share_links(request, a),
+            "may_share": access.can_share(request.user, a),
             "other_snapshots": [
                 s
                 for s in snapshot_list(user=request.user).filter(status="ready")[:50]
@@ -236,8 +237,14 @@ def analysis_rejected_nodes(request: HtmxHttpRequest, analysis_id: int, group: i
 
 
 def _share_links(request: HttpRequest, analysis: Analysis) -> list[dict[str, Any]]:
+    """The analysis' active links, each with whether this user may revoke it (who made
+    it, the snapshot's owner, a team admin: clusters/access.py)."""
     return [
-        {"link": link, "url": request.build_absolute_uri(link.get_absolute_url())}
+        {
+            "link": link,
+            "url": request.build_absolute_uri(link.get_absolute_url()),
+            "may_revoke": access.can_revoke(request.user, link),
+        }
         for link in selectors.share_link_list(analysis=analysis)
     ]
 
@@ -246,8 +253,9 @@ def _share_links(request: HttpRequest, analysis: Analysis) -> list[dict[str, Any
 def analysis_retry(request: HttpRequest, analysis_id: int) -> HttpResponse:
     analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
     if analysis.is_failed or _is_stale(analysis):
+        access.check_retry(request.user, analysis)
         try:
-            services.analysis_retry(analysis=analysis)
+            services.analysis_retry(analysis=analysis, requested_by=request.user)
         except BrokerUnavailable:
             messages.warning(
                 request,

@@ -1,4 +1,5 @@
-"""Share links: made and revoked by the owner; the read-only page under /s/."""
+"""Share links: made by who asked the analysis (or the snapshot's owner, a team admin),
+revoked by who made them (or the owner, a team admin); the read-only page under /s/."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from clusters import access
 from scheduling import selectors, services
 from scheduling.models import Analysis
 from scheduling.views.htmx import HtmxHttpRequest
@@ -22,7 +24,11 @@ def _share_links_response(request: HtmxHttpRequest, analysis: Analysis) -> HttpR
         return TemplateResponse(
             request,
             "scheduling/partials/share_links.html",
-            {"analysis": analysis, "share_links": _share_links(request, analysis)},
+            {
+                "analysis": analysis,
+                "share_links": _share_links(request, analysis),
+                "may_share": access.can_share(request.user, analysis),
+            },
         )
     return HttpResponseRedirect(analysis.get_absolute_url() + "#share")
 
@@ -30,7 +36,8 @@ def _share_links_response(request: HtmxHttpRequest, analysis: Analysis) -> HttpR
 @require_POST
 def share_link_create(request: HtmxHttpRequest, analysis_id: int) -> HttpResponse:
     analysis = selectors.analysis_get(user=request.user, analysis_id=analysis_id)
-    services.share_link_create(analysis=analysis)
+    access.check_share(request.user, analysis)
+    services.share_link_create(analysis=analysis, created_by=request.user)
     return _share_links_response(request, analysis)
 
 
@@ -40,6 +47,7 @@ def share_link_revoke(request: HtmxHttpRequest, analysis_id: int, token: str) ->
     link = selectors.share_link_get(user=request.user, token=token)
     if link.analysis_id != analysis.pk:
         raise Http404("No such share link.")
+    access.check_revoke(request.user, link)
     services.share_link_revoke(share_link=link)
     return _share_links_response(request, analysis)
 

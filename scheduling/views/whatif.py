@@ -42,6 +42,7 @@ def _submit(
     *,
     snapshot: Snapshot,
     source: str,
+    requested_by: Any,
     capacity_limit: str | None = None,
     scheduler: SchedulerChoice | None = None,
 ) -> HttpResponse | None:
@@ -72,6 +73,7 @@ def _submit(
                 source=source,
                 priority_classes=classes,
                 scheduler=scheduler,
+                requested_by=requested_by,
             )
         elif objects is not None:
             analysis = services.analysis_create_workload(
@@ -82,6 +84,7 @@ def _submit(
                 source=source,
                 priority_classes=classes,
                 scheduler=scheduler,
+                requested_by=requested_by,
             )
         elif form.pod is not None:
             analysis = services.analysis_create(
@@ -90,6 +93,7 @@ def _submit(
                 source=source,
                 priority_classes=classes,
                 scheduler=scheduler,
+                requested_by=requested_by,
             )
         else:
             return None
@@ -194,6 +198,7 @@ def analysis_new(request: HttpRequest, snapshot_id: int) -> HttpResponse:
                 form,
                 snapshot=snapshot,
                 source=source,
+                requested_by=request.user,
                 capacity_limit=capacity_limit,
                 scheduler=scheduler_form.choice,
             )
@@ -227,7 +232,10 @@ def demo_whatif(request: HttpRequest) -> HttpResponse:
     first if they have none."""
     snapshot = snapshot_demo_find(user=request.user) or snapshot_load_demo(owner=request.user)
     analysis = services.analysis_create(
-        snapshot=snapshot, pod=demo_cat3_pod(), source=AnalysisSource.MANIFEST
+        snapshot=snapshot,
+        pod=demo_cat3_pod(),
+        source=AnalysisSource.MANIFEST,
+        requested_by=request.user,
     )
     return HttpResponseRedirect(analysis.get_absolute_url())
 
@@ -253,6 +261,7 @@ def snapshot_room(request: HttpRequest, snapshot_id: int) -> HttpResponse:
                 size=form.size,
                 limit=form.cleaned_data["limit"],
                 source=AnalysisSource.FORM,
+                requested_by=request.user,
             )
         except submission.PodRejected as e:
             form.add_error(None, e.message)
@@ -303,6 +312,7 @@ def analysis_scale_up(request: HttpRequest, snapshot_id: int, pod_id: int) -> Ht
                 source=AnalysisSource.CLONE,
                 field="replicas",
                 taken=taken,
+                requested_by=request.user,
             )
         except submission.PodRejected as e:
             form.add_error("replicas", e.message)
@@ -333,7 +343,9 @@ def analysis_clone(request: HttpRequest, snapshot_id: int, pod_id: int) -> HttpR
     initial = {"priority_class": request.GET.get("class") or ""}
     form = CloneForm(request.POST or None, snapshot=snapshot, pod=source_pod, initial=initial)
     if request.method == "POST":
-        submitted = _submit(form, snapshot=snapshot, source=AnalysisSource.CLONE)
+        submitted = _submit(
+            form, snapshot=snapshot, source=AnalysisSource.CLONE, requested_by=request.user
+        )
         if submitted is not None:
             return submitted
     return TemplateResponse(

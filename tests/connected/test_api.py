@@ -105,7 +105,10 @@ def eager() -> Any:
 def test_take_a_snapshot_now_and_list_the_clusters_snapshots(
     served: Path, demo_cluster: Cluster, teammate: Any, owner: Any, eager: None
 ) -> None:
-    taken = _api(teammate).post(f"/api/clusters/{demo_cluster.pk}/snapshots/")
+    # A member of the team reads the cluster; its owner (a team admin, staff) takes one now.
+    refused = _api(teammate).post(f"/api/clusters/{demo_cluster.pk}/snapshots/")
+    assert refused.status_code == 403 and "owner (owner)" in refused.json()["detail"]
+    taken = _api(owner).post(f"/api/clusters/{demo_cluster.pk}/snapshots/")
     assert taken.status_code == 202 and taken.json()["id"] == demo_cluster.pk
     snapshot = Snapshot.objects.get(cluster=demo_cluster)
     Snapshot.objects.create(owner=owner, name="uploaded", status="ready")

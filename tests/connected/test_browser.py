@@ -25,7 +25,9 @@ def test_take_a_snapshot_now_then_a_failing_read(
     page: Any,
     owner: Any,
     tmp_path: Path,
+    settings: Any,
 ) -> None:
+    settings.PREEMPTLAB_TAKE_NOW_SECONDS = 0  # two reads in a row, on purpose
     fake = FakeAPIServer(demo_objects())
     with fake.running(tmp_path) as kubeconfig:
         celery_worker_factory(

@@ -110,6 +110,7 @@ def test_a_queued_first_in_line_ranking_counts_against_what_ifs_and_uploads(
         memory_bytes=2**31,
         limit=50,
         status=AnalysisStatus.QUEUED,
+        requested_by=owner,
     )
     api = APIClient()
     api.force_authenticate(owner)
@@ -224,8 +225,8 @@ def test_a_snapshot_deleted_under_a_running_analysis_keeps_the_slot_for_the_wind
     assert not Analysis.objects.exists()
     assert StoppingRun.objects.filter(analysis_id=analysis.pk, owner=owner).exists()
     with pytest.raises(TooManyUnfinished):
-        check_unfinished(owner=owner)
+        check_unfinished(user=owner)
 
     settings.PREEMPTLAB_ANALYSIS_SECONDS = 0
     settings.PREEMPTLAB_LEASE_SECONDS = 0
-    check_unfinished(owner=owner)  # past the window: free again
+    check_unfinished(user=owner)  # past the window: free again
