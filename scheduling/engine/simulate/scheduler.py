@@ -468,9 +468,9 @@ class Scheduler:
             return CycleOutcome(sched, None, "")
         diagnosis = sched.diagnosis
         if cache is None:
-            pre = post_filter(fw, lambda: preempt(fw, cycle_state, pod, diagnosis))
+            pre = post_filter(fw, lambda: preempt(fw, cycle_state, pod, diagnosis), diagnosis)
         else:
-            pre = post_filter(fw, lambda: cache.preempt(fw, cycle_state, pod, diagnosis))
+            pre = post_filter(fw, lambda: cache.preempt(fw, cycle_state, pod, diagnosis), diagnosis)
         post = post_filter_suffix(fw, pre)
         if cache is not None:
             # The template's counts, kept up to date node by node: the same message.
@@ -568,7 +568,7 @@ class Scheduler:
         nominating: str | None
         if chosen is not None:
             nominating = chosen.node
-        elif pre.eligible:
+        elif pre.eligible and not pre.post_filter_error:
             nominating = ""
         else:
             nominating = None
