@@ -55,6 +55,8 @@ from ..profile.profile_map import (
 )
 from ..runtime import Framework
 from ..schedule import HOST_NOMINATED, HOST_SCORED, Diagnosis, ScheduleResult, schedule_pod
+from ..volumes.binding import ASSUME_PROVISIONED, bind_claims, create_claims
+from ..volumes.claimtemplates import pod_claims
 from .clock import SPAN_MS, Agenda, Happening, rfc3339, seconds
 from .controllers import CREATED_AFTER, ControllerManager
 from .hints import Event, QueueingHints
@@ -212,6 +214,16 @@ class Scheduler:
                 raise e.located(index=i) from None
             if pod.key in seen:
                 raise InvalidInput(f"pod {pod.key} is listed twice", index=i, kind="Pod")
+            try:
+                created = create_claims(self.state.storage, pod_claims(raw))
+            except InvalidInput as e:
+                raise e.located(
+                    index=i, kind="Pod", namespace=pod.namespace, name=pod.name
+                ) from None
+            if created is not None:
+                # The StatefulSet controller creates the replica's missing claims.
+                self.state.storage = created
+                self.caches.clear()
             seen.add(pod.key)
             if self.profiles is not None and pod.scheduler_name not in self.profiles.configs:
                 # responsibleForPod: no profile of this scheduler is named; never queued.
@@ -552,11 +564,26 @@ class Scheduler:
             self._nominate(pod, None, NominatedBy.BINDING)
         pod.nominated_node_name = None
         self.state.bind(running, host)
+        if running.volumes:
+            self._bind_claims(running, host)
         self.sim.actions.append(Action(self.cycle, ActionKind.BIND, running, host))
         self._event(EventType.BIND, pod.key, host, [])
         self.progress_since_flush = True
         self.queue.on_event(Event.ASSIGNED_POD_ADD, running)
         self._create_waiting(pod)
+
+    def _bind_claims(self, pod: Pod, host: str) -> None:
+        """The pod's unbound WaitForFirstConsumer claims are bound on its node (assumed:
+        no PV controller or provisioner runs); they pin later pods from now on."""
+        view, bound = bind_claims(self.state.storage, pod, self.state.node_info_by_name[host])
+        if view is None:
+            return
+        self.state.storage = view
+        self.caches.clear()  # answers of templates using these claims are stale
+        for key in bound:
+            self.sim.bound_claims[key] = host
+        if ASSUME_PROVISIONED not in self.sim.assumptions:
+            self.sim.assumptions.append(ASSUME_PROVISIONED)
 
     # Failure -----------------------------------------------------------------
     def handle_failure(self, p: QueuedPodInfo, out: CycleOutcome) -> None:

@@ -90,6 +90,10 @@ class Simulation:
     # A timeline run's clock and the pods deleted during it, in the order issued.
     timeline: Timeline | None = None
     terminations: list[Termination] = field(default_factory=list)
+    # What the run assumed where nothing offline can say (a provisioner's success), and
+    # the claims it bound ("namespace/name" -> node).
+    assumptions: list[str] = field(default_factory=list)
+    bound_claims: dict[str, str] = field(default_factory=dict)
     # Filled by finish():
     pods: list[PodOutcome] = field(default_factory=list)
     final_queue: dict[str, list[str]] = field(default_factory=dict)
@@ -235,6 +239,9 @@ class Simulation:
         if self.timeline is not None:
             out["timeline"] = self.timeline.to_dict()
             out["terminations"] = [t.to_dict() for t in self.terminations]
+        if self.assumptions:
+            out["assumptions"] = list(self.assumptions)
+            out["bound_claims"] = dict(self.bound_claims)
         return out
 
     # One cycle, explained ----------------------------------------------------

@@ -267,11 +267,24 @@ class TopologySelectorTerm:
         return all(labels.get(k) in values for k, values in self.expressions)
 
 
+# The DefaultStorageClass admission plugin gives a claim without a class this one.
+ANN_DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
+
+
 class StorageClass:
-    __slots__ = ("allowed_topologies", "binding_mode", "name", "provisioner")
+    __slots__ = (
+        "allowed_topologies",
+        "binding_mode",
+        "created",
+        "is_default",
+        "name",
+        "provisioner",
+    )
 
     allowed_topologies: list[TopologySelectorTerm]
     binding_mode: str
+    created: str
+    is_default: bool
     name: str
     provisioner: str
 
@@ -280,6 +293,9 @@ class StorageClass:
         meta = _mapping(obj.get("metadata"), "metadata")
         s = cls.__new__(cls)
         s.name = _name(meta)
+        annotations = _str_map(meta.get("annotations"), "metadata.annotations")
+        s.is_default = annotations.get(ANN_DEFAULT_CLASS) == "true"
+        s.created = str(meta.get("creationTimestamp") or "")
         s.provisioner = str(obj.get("provisioner") or "")
         # The API server defaults an unset mode to Immediate.
         mode = obj.get("volumeBindingMode") or BINDING_IMMEDIATE
