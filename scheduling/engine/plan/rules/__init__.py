@@ -177,6 +177,16 @@ RULES: tuple[Rule, ...] = (
         "waits until it preempts the lower-priority holder, on the holder's node only.",
         storage.rwop_held_by_lower_priority,
     ),
+    Rule(
+        "stateful-zone-without-room",
+        WARNING,
+        "A bound volume that lives in one zone confines its pod to that zone "
+        "(VolumeBinding and VolumeZone reject every other node as unresolvable, so "
+        f"preemption never looks elsewhere, {PREEMPTION_DESIGN}): a replica whose zone "
+        "has no other node with room for it, even by preemption, stays pending when its "
+        "node is lost or drained.",
+        storage.stateful_zone_without_room,
+    ),
 )
 
 RULE_IDS: tuple[str, ...] = tuple(r.id for r in RULES)
