@@ -196,3 +196,28 @@ def test_claims_of_a_statefulset_without_templates_are_untouched() -> None:
     del sts["spec"]["volumeClaimTemplates"]
     w = expand_workload([sts])
     assert all("volumes" not in p["spec"] for p in w.pods)
+
+
+def test_a_cycle_is_explained_with_the_claims_as_they_stood() -> None:
+    # kafka-2's claim was created at submission and bound when the reader landed: the
+    # cycle that placed kafka-2 is explained on that storage, pinned to zone b.
+    reader = make_pod("reader").priority_class("high").req(cpu="1", memory="1Gi").obj()
+    reader["spec"]["nodeSelector"] = {ZONE: ZONES["b"]}
+    reader["spec"]["volumes"] = [
+        {"name": "data", "persistentVolumeClaim": {"claimName": "data-kafka-2"}}
+    ]
+    items = [
+        *_nodes(),
+        *_classes(),
+        _class(),
+        *_bound("data-kafka-0", ZONES["c"]),
+        *_bound("data-kafka-1", ZONES["a"]),
+    ]
+    cluster = load_cluster(as_list(*items))
+    w = expand_workload([_kafka(), reader])
+    admit(w, cluster.resolver)
+    sim = simulate(cluster, w.pods)
+    cycle = next(c for c in sim.cycles if c.pod == "default/kafka-2")
+    explained = sim.explain(cycle.cycle).to_dict()
+    assert explained["outcome"] == "fits"
+    assert {_zone_of(n) for n in explained["feasible_nodes"]} == {ZONES["b"]}

@@ -146,10 +146,8 @@ def volume_counts(storage: Storage, pod: Pod, node_info: NodeInfo) -> list[Volum
     attached: Attachable = {}
     for existing in node_info.pods:
         if existing.volumes:
-            try:
-                attachable_volumes(storage, csi_node, existing, False, attached)
-            except LookupError_:
-                continue
+            # Raises (Error) for an ephemeral claim its pod does not own, as the real one.
+            attachable_volumes(storage, csi_node, existing, False, attached)
     for unique, driver in node_attachments(storage, node_info.name).items():
         attached.setdefault(unique, driver)
     in_use: dict[str, int] = {}

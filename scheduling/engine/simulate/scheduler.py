@@ -223,6 +223,7 @@ class Scheduler:
             if created is not None:
                 # The StatefulSet controller creates the replica's missing claims.
                 self.state.storage = created
+                self.sim.storage_changes.append((self.cycle, created))
                 self.caches.clear()
             seen.add(pod.key)
             if self.profiles is not None and pod.scheduler_name not in self.profiles.configs:
@@ -579,6 +580,7 @@ class Scheduler:
         if view is None:
             return
         self.state.storage = view
+        self.sim.storage_changes.append((self.cycle, view))
         self.caches.clear()  # answers of templates using these claims are stale
         for key in bound:
             self.sim.bound_claims[key] = host
