@@ -207,6 +207,7 @@ class Scheduler:
     # Submission --------------------------------------------------------------
     def submit(self, pods: Sequence[Mapping[str, Any]]) -> None:
         seen: set[str] = set()
+        claims: list[Mapping[str, Any]] = []
         for i, raw in enumerate(pods):
             try:
                 pod = parse_pending_pod(self.state, raw)
@@ -214,18 +215,13 @@ class Scheduler:
                 raise e.located(index=i) from None
             if pod.key in seen:
                 raise InvalidInput(f"pod {pod.key} is listed twice", index=i, kind="Pod")
+            seen.add(pod.key)
             try:
-                created = create_claims(self.state.storage, pod_claims(raw))
+                claims.extend(pod_claims(raw))
             except InvalidInput as e:
                 raise e.located(
                     index=i, kind="Pod", namespace=pod.namespace, name=pod.name
                 ) from None
-            if created is not None:
-                # The StatefulSet controller creates the replica's missing claims.
-                self.state.storage = created
-                self.sim.storage_changes.append((self.cycle, created))
-                self.caches.clear()
-            seen.add(pod.key)
             if self.profiles is not None and pod.scheduler_name not in self.profiles.configs:
                 # responsibleForPod: no profile of this scheduler is named; never queued.
                 self.sim.ignored.append((pod, self.profiles.ignored_reason(pod.scheduler_name)))
@@ -243,6 +239,21 @@ class Scheduler:
                 self.agenda.add(arrives, Happening.ARRIVAL, pod)
                 self.not_arrived.add(pod.key)
             self._enqueue(pod, waits_for=after, arrives_later=bool(arrives))
+        self._create_claims(claims)
+
+    def _create_claims(self, claims: Sequence[Mapping[str, Any]]) -> None:
+        """The StatefulSet controllers create their replicas' missing claims (all at once:
+        one copy of the storage, not one per replica)."""
+        if not claims:
+            return
+        try:
+            created = create_claims(self.state.storage, claims)
+        except InvalidInput as e:
+            raise e.located(kind="PersistentVolumeClaim") from None
+        if created is not None:
+            self.state.storage = created
+            self.sim.storage_changes.append((self.cycle, created))
+            self.caches.clear()
 
     def _enqueue(
         self,
