@@ -421,7 +421,7 @@ def _claim(pod: dict[str, Any], zone: str) -> list[dict[str, Any]]:
                             {
                                 "matchExpressions": [
                                     {
-                                        "key": "topology.ebs.csi.aws.com/zone",
+                                        "key": "topology.kubernetes.io/zone",
                                         "operator": "In",
                                         "values": [zone],
                                     }

@@ -143,3 +143,15 @@ def test_a_pod_with_volumes_never_takes_the_resources_only_path() -> None:
     ours = result.details()["node_statuses"]
     for node, reasons in rejected.items():
         assert ours[node]["preemption"]["reasons"] == reasons
+
+
+def test_a_pickled_cluster_keeps_its_storage_objects() -> None:
+    # Ingest stores the loaded cluster pickled for the workers: the claims, volumes and
+    # pods' volumes come back and give the same answer.
+    import pickle
+
+    v = _scenario()
+    cluster = load_cluster(v["snapshot"])
+    again = pickle.loads(pickle.dumps(cluster))
+    assert sorted(again.storage.claims) == sorted(cluster.storage.claims)
+    assert analyze(again, v["preemptor"]).to_dict() == analyze(cluster, v["preemptor"]).to_dict()

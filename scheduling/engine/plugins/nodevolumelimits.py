@@ -135,7 +135,14 @@ class VolumeCount:
         return self.in_use + self.new > self.limit
 
 
-def volume_counts(storage: Storage, pod: Pod, node_info: NodeInfo) -> list[VolumeCount]:
+# A node pod's CSI volumes by (the storage, the node, the pod's uid): victim selection
+# asks for the same pods' volumes once per pod it puts back.
+VolumeMemo = dict[tuple[int, str, str], Attachable]
+
+
+def volume_counts(
+    storage: Storage, pod: Pod, node_info: NodeInfo, memo: VolumeMemo | None = None
+) -> list[VolumeCount]:
     """The Filter's arithmetic: one VolumeCount per driver the pod adds volumes of and the
     node limits (raises LookupError_ where the real Filter returns a status)."""
     csi_node = storage.csi_nodes.get(node_info.name)
@@ -145,9 +152,19 @@ def volume_counts(storage: Storage, pod: Pod, node_info: NodeInfo) -> list[Volum
         return []
     attached: Attachable = {}
     for existing in node_info.pods:
-        if existing.volumes:
+        if not existing.volumes:
+            continue
+        if memo is None:
             # Raises (Error) for an ephemeral claim its pod does not own, as the real one.
             attachable_volumes(storage, csi_node, existing, False, attached)
+            continue
+        key = (id(storage), node_info.name, existing.uid)
+        own = memo.get(key)
+        if own is None:
+            own = {}
+            attachable_volumes(storage, csi_node, existing, False, own)
+            memo[key] = own
+        attached.update(own)
     for unique, driver in node_attachments(storage, node_info.name).items():
         attached.setdefault(unique, driver)
     in_use: dict[str, int] = {}
@@ -169,6 +186,9 @@ class NodeVolumeLimits:
 
     def __init__(self, handle: Handle) -> None:
         self.handle = handle
+        # Kept for the plugin's life (one what-if, or one run whose storage objects only
+        # change by replacement, each Storage kept by the run): pods never change.
+        self._memo: VolumeMemo = {}
 
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
@@ -180,7 +200,7 @@ class NodeVolumeLimits:
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         try:
-            counts = volume_counts(self.handle.cluster.storage, pod, node_info)
+            counts = volume_counts(self.handle.cluster.storage, pod, node_info, self._memo)
         except LookupError_ as e:
             return e.status
         if any(c.exceeded for c in counts):
