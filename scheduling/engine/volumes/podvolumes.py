@@ -106,7 +106,3 @@ def parse_pod_volumes(raw: Any, pod_name: str) -> tuple[PodVolume, ...]:
             if disk is not None or in_tree is not None:
                 out.append(PodVolume(name, VolumeSource.OTHER, disk=disk, in_tree=in_tree))
     return tuple(out)
-
-
-def uses_claims(volumes: tuple[PodVolume, ...]) -> bool:
-    return any(v.claim is not None for v in volumes)
