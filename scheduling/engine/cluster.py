@@ -23,7 +23,13 @@ from .priority import (
     class_warnings,
     missing_class_warnings,
 )
-from .volumes.storage import EMPTY_STORAGE, NAMESPACED_STORAGE_KINDS, STORAGE_KINDS, Storage
+from .volumes.storage import (
+    EMPTY_STORAGE,
+    NAMESPACED_STORAGE_KINDS,
+    NO_STORAGE_WARNING,
+    STORAGE_KINDS,
+    Storage,
+)
 
 # The default profile's schedulerName: the only pods whose nominations it keeps.
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
@@ -443,6 +449,8 @@ def load_cluster(
                 resolver.resolve(pod)
         warnings = class_warnings(classes, pods_without_priority=pods_without_priority)
         warnings += missing_class_warnings(missing, resolver.default)
+        if not storage and any(v.claim is not None for p in pods for v in p.volumes):
+            warnings.append(NO_STORAGE_WARNING)
         cluster = Cluster(
             nodes,
             pods,

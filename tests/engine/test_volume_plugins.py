@@ -155,3 +155,37 @@ def test_a_pickled_cluster_keeps_its_storage_objects() -> None:
     again = pickle.loads(pickle.dumps(cluster))
     assert sorted(again.storage.claims) == sorted(cluster.storage.claims)
     assert analyze(again, v["preemptor"]).to_dict() == analyze(cluster, v["preemptor"]).to_dict()
+
+
+def test_a_snapshot_without_storage_objects_leaves_claims_unchecked_and_says_so() -> None:
+    # A dump taken without the storage kinds (every real cluster has a StorageClass):
+    # the claim is unknown, not missing. The pod is answered as before volumes counted,
+    # and the warning says how to take the snapshot.
+    from scheduling.engine.volumes.storage import NO_STORAGE_WARNING
+
+    from .builders import as_list, make_node, make_pod
+
+    holder = make_pod("db-0").node("n1").req(cpu="1").obj()
+    holder["spec"]["volumes"] = [{"name": "d", "persistentVolumeClaim": {"claimName": "data-db-0"}}]
+    cluster = load_cluster(as_list(make_node("n1").capacity(cpu="4", pods="110").obj(), holder))
+    assert NO_STORAGE_WARNING in cluster.warnings
+    pending = make_pod("db-1").req(cpu="1").obj()
+    pending["spec"]["volumes"] = [
+        {"name": "d", "persistentVolumeClaim": {"claimName": "data-db-1"}}
+    ]
+    got = analyze(cluster, pending).to_dict()
+    assert got["outcome"] == "fits" and got["node"] == "n1"
+    # With any storage object the claim is looked up, and a missing one is refused.
+    sc = {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"name": "gp3"},
+        "provisioner": "ebs.csi.aws.com",
+    }
+    with_class = load_cluster(
+        as_list(make_node("n1").capacity(cpu="4", pods="110").obj(), holder, sc)
+    )
+    assert NO_STORAGE_WARNING not in with_class.warnings
+    refused = analyze(with_class, pending).to_dict()
+    assert refused["outcome"] == "unschedulable"
+    assert refused["message"].endswith('persistentvolumeclaim "data-db-1" not found. not found')

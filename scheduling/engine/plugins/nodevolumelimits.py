@@ -193,8 +193,11 @@ class NodeVolumeLimits:
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
-        # Any claim, ephemeral volume or migratable inline volume: the Filter looks.
-        if any(v.claim is not None or v.in_tree is not None for v in pod.volumes):
+        # Any claim, ephemeral volume or migratable inline volume: the Filter looks (not
+        # on a snapshot without storage objects: no CSINode, no limit).
+        if self.handle.cluster.storage.collected and any(
+            v.claim is not None or v.in_tree is not None for v in pod.volumes
+        ):
             return None, SUCCESS
         return None, Status(Code.SKIP)
 

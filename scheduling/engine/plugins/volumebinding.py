@@ -161,7 +161,7 @@ class VolumeBinding:
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
         storage = self.handle.cluster.storage
-        if not any(v.claim is not None for v in pod.volumes):
+        if not storage.collected or not any(v.claim is not None for v in pod.volumes):
             state.write(STATE_KEY, BindingState(None))
             return None, Status(Code.SKIP)
         problem = pod_claims_status(storage, pod)

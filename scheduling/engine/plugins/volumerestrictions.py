@@ -89,7 +89,7 @@ class VolumeRestrictions:
         storage = self.handle.cluster.storage
         rwop: set[str] = set()
         for v in pod.volumes:
-            if v.source is not VolumeSource.CLAIM or v.claim is None:
+            if v.source is not VolumeSource.CLAIM or v.claim is None or not storage.collected:
                 continue
             claim = storage.claim(pod.namespace, v.claim)
             if claim is None:

@@ -121,6 +121,8 @@ class VolumeZone:
     def pre_filter(
         self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     ) -> tuple[PreFilterResult | None, Status]:
+        if not self.handle.cluster.storage.collected:
+            return None, Status(Code.SKIP)  # a snapshot taken without the storage kinds
         topologies, problem = self.pv_topologies(pod)
         if problem is not None:
             return None, problem

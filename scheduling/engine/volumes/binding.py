@@ -36,7 +36,10 @@ def default_class(storage: Storage) -> str | None:
 
 
 def create_claims(storage: Storage, raw_claims: Sequence[Mapping[str, Any]]) -> Storage | None:
-    """The storage with the claims that do not exist yet (None: all exist)."""
+    """The storage with the claims that do not exist yet (None: all exist, or the
+    snapshot holds no storage objects: its claims are not checked at all)."""
+    if not storage.collected:
+        return None
     new: list[PersistentVolumeClaim] = []
     for raw in raw_claims:
         claim = PersistentVolumeClaim.from_dict(raw)

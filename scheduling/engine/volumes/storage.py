@@ -26,6 +26,13 @@ STORAGE_KINDS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "VolumeAttachment": VolumeAttachment.from_dict,
     "CSIStorageCapacity": CSIStorageCapacity.from_dict,
 }
+# Said when pods mount claims but the snapshot holds no storage object at all.
+NO_STORAGE_WARNING = (
+    "pods mount PersistentVolumeClaims but the snapshot holds no storage objects: their "
+    "volumes were not checked (zones, attach limits, ReadWriteOncePod); take it with "
+    "`kubectl get nodes,pods,pdb,priorityclasses,pvc,pv,storageclasses,csinodes,csidrivers,"
+    "volumeattachments,csistoragecapacities -A -o json`"
+)
 # The namespaced ones (an error names the object as namespace/name).
 NAMESPACED_STORAGE_KINDS = frozenset({"PersistentVolumeClaim", "CSIStorageCapacity"})
 
@@ -75,6 +82,13 @@ class Storage:
             or self.attachments
             or self.capacities
         )
+
+    @property
+    def collected(self) -> bool:
+        """Whether the snapshot holds any storage object. One without any (a dump taken
+        without the storage kinds: a real cluster has at least a StorageClass) says
+        nothing of its claims, so the plugins do not look them up (see NO_STORAGE_WARNING)."""
+        return bool(self)
 
     def claim(self, namespace: str, name: str) -> PersistentVolumeClaim | None:
         return self.claims.get(f"{namespace}/{name}")
