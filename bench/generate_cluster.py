@@ -356,11 +356,91 @@ def spread_deployment(replicas: int, *, priority_class: str = "") -> dict[str, A
     }
 
 
+# One running pod in CLAIM_EVERY mounts a bound EBS claim whose volume lives in its
+# node's zone; every node has a CSINode with the driver's attach limit.
+CLAIM_EVERY = 3
+EBS = "ebs.csi.aws.com"
+EBS_LIMIT = 39
+
+
+def _storage_class() -> dict[str, Any]:
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"name": "gp3"},
+        "provisioner": EBS,
+        "volumeBindingMode": "WaitForFirstConsumer",
+    }
+
+
+def _csi_node(node: dict[str, Any]) -> dict[str, Any]:
+    name = node["metadata"]["name"]
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "CSINode",
+        "metadata": {"name": name},
+        "spec": {"drivers": [{"name": EBS, "nodeID": name, "allocatable": {"count": EBS_LIMIT}}]},
+    }
+
+
+def _claim(pod: dict[str, Any], zone: str) -> list[dict[str, Any]]:
+    """A bound claim for the pod (mounted as ``data``) and its zonal EBS volume."""
+    meta = pod["metadata"]
+    claim, pv = f"data-{meta['name']}", f"pvc-{meta['uid']}"
+    pod["spec"]["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolumeClaim",
+            "metadata": {
+                "name": claim,
+                "namespace": meta["namespace"],
+                "annotations": {"pv.kubernetes.io/bind-completed": "yes"},
+            },
+            "spec": {
+                "accessModes": ["ReadWriteOnce"],
+                "storageClassName": "gp3",
+                "volumeName": pv,
+                "resources": {"requests": {"storage": "20Gi"}},
+            },
+            "status": {"phase": "Bound"},
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "PersistentVolume",
+            "metadata": {"name": pv, "labels": {"topology.kubernetes.io/zone": zone}},
+            "spec": {
+                "capacity": {"storage": "20Gi"},
+                "accessModes": ["ReadWriteOnce"],
+                "storageClassName": "gp3",
+                "csi": {"driver": EBS, "volumeHandle": f"vol-{meta['uid']}"},
+                "claimRef": {"namespace": meta["namespace"], "name": claim},
+                "nodeAffinity": {
+                    "required": {
+                        "nodeSelectorTerms": [
+                            {
+                                "matchExpressions": [
+                                    {
+                                        "key": "topology.kubernetes.io/zone",
+                                        "operator": "In",
+                                        "values": [zone],
+                                    }
+                                ]
+                            }
+                        ]
+                    }
+                },
+            },
+            "status": {"phase": "Bound"},
+        },
+    ]
+
+
 def generate(
     nodes: int, pods: int, pdbs: int, seed: int = 0, decorate: bool = False, dense: bool = False
 ) -> dict[str, Any]:
     rng = random.Random(seed)
-    items: list[dict[str, Any]] = []
+    items: list[dict[str, Any]] = [_storage_class()]
     for name, value, default in CLASSES:
         items.append(
             {
@@ -383,6 +463,7 @@ def generate(
     )
     node_objs = [_node(i, rng, decorate) for i in range(nodes)]
     items.extend(node_objs)
+    items.extend(_csi_node(n) for n in node_objs)
     apps = max(1, pods // 30)
     per_node = pods // max(nodes, 1)
     j = 0
@@ -391,7 +472,10 @@ def generate(
         sizes = _dense_requests(n, count, rng) if dense else [None] * count
         for requests in sizes:
             app = rng.randrange(apps)
-            items.append(_pod(j, n["metadata"]["name"], app, rng, decorate, requests))
+            pod = _pod(j, n["metadata"]["name"], app, rng, decorate, requests)
+            items.append(pod)
+            if j % CLAIM_EVERY == 0:
+                items.extend(_claim(pod, n["metadata"]["labels"]["topology.kubernetes.io/zone"]))
             j += 1
     for k in range(pdbs):
         app = k % apps

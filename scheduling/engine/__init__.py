@@ -51,8 +51,9 @@ from .simulate import Simulation, simulate
 # it holds change shape, or an answer stored before would now read differently (1.1:
 # ResourceQuotas and pods naming a deleted class kept; 1.2: each node's victim order kept
 # across what-ifs, the advice's per-namespace pod index, and a timed run's time zero the
-# second after the latest pod start).
-ENGINE_VERSION = "1.2 (kube-scheduler v1.35)"
+# second after the latest pod start; 1.3: the storage objects and pods' volumes, read by
+# the four volume plugins).
+ENGINE_VERSION = "1.3 (kube-scheduler v1.35)"
 
 __all__ = [
     "ENGINE_VERSION",

@@ -23,6 +23,13 @@ from .priority import (
     class_warnings,
     missing_class_warnings,
 )
+from .volumes.storage import (
+    EMPTY_STORAGE,
+    NAMESPACED_STORAGE_KINDS,
+    NO_STORAGE_WARNING,
+    STORAGE_KINDS,
+    Storage,
+)
 
 # The default profile's schedulerName: the only pods whose nominations it keeps.
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
@@ -158,6 +165,9 @@ class Cluster:
     # bound_pods_by_namespace(), made when first asked (a class attribute: a cluster
     # stored before it existed reads as not having made it).
     _bound_by_namespace: dict[str, list[tuple[int, Pod]]] | None = None
+    # The storage objects the volume plugins read (a class attribute: a cluster stored
+    # before they were read has none).
+    storage: Storage = EMPTY_STORAGE
 
     def __init__(
         self,
@@ -171,6 +181,7 @@ class Cluster:
         quotas: list[ResourceQuota] | None = None,
         missing_class_pods: list[MissingClassPod] | None = None,
         defaulted_pods: list[str] | None = None,
+        storage: Storage | None = None,
     ) -> None:
         self.nodes = nodes
         self.pods = pods
@@ -181,6 +192,8 @@ class Cluster:
         self.quotas = quotas or []
         self.missing_class_pods = missing_class_pods or []
         self.defaulted_pods = defaulted_pods or []
+        if storage is not None:
+            self.storage = storage
         self.resolver = PriorityResolver(priority_classes)
         self.node_infos: list[NodeInfo] = []
         self.node_info_by_name: dict[str, NodeInfo] = {}
@@ -372,6 +385,7 @@ def load_cluster(
         pdbs: list[PDB] = []
         classes: list[PriorityClass] = []
         quotas: list[ResourceQuota] = []
+        storage = Storage()
         skipped: dict[str, int] = {}
         seen_nodes: set[str] = set()
         for index, obj in _flatten(objects, source):
@@ -399,6 +413,8 @@ def load_cluster(
                     classes.append(PriorityClass.from_dict(obj))
                 elif kind == "ResourceQuota":
                     quotas.append(ResourceQuota.from_dict(obj))
+                elif kind in STORAGE_KINDS:
+                    storage.add(STORAGE_KINDS[kind](obj))
                 elif isinstance(kind, str) and kind:
                     skipped[kind] = skipped.get(kind, 0) + 1
                 else:
@@ -410,6 +426,7 @@ def load_cluster(
                     kind=kind if isinstance(kind, str) else None,
                     namespace=(namespace or "default")
                     if kind in ("Pod", "PodDisruptionBudget", "ResourceQuota")
+                    or kind in NAMESPACED_STORAGE_KINDS
                     else None,
                     name=name,
                 ) from None
@@ -432,6 +449,8 @@ def load_cluster(
                 resolver.resolve(pod)
         warnings = class_warnings(classes, pods_without_priority=pods_without_priority)
         warnings += missing_class_warnings(missing, resolver.default)
+        if not storage and any(v.claim is not None for p in pods for v in p.volumes):
+            warnings.append(NO_STORAGE_WARNING)
         cluster = Cluster(
             nodes,
             pods,
@@ -442,6 +461,7 @@ def load_cluster(
             quotas=quotas,
             missing_class_pods=missing,
             defaulted_pods=defaulted,
+            storage=storage if storage else None,
         )
         cluster.index_pdbs()
     gc.freeze()  # the loaded graph is long-lived: keep it out of later collections

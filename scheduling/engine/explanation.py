@@ -122,6 +122,26 @@ class StatusRecord(Struct):
     reasons: list[str] = msgspec.field(default_factory=list)
 
 
+class AttachmentCount(Struct):
+    """NodeVolumeLimits on one node: a CSI driver's volumes in use against its limit."""
+
+    driver: str
+    in_use: int
+    limit: int
+    adding: int  # the pod's volumes of that driver not already on the node
+    sentence: str  # "this node has 25 of 25 attachments of ebs.csi.aws.com in use"
+
+
+class VolumePin(Struct):
+    """A bound claim of the pod whose volume lives in one zone (or on one node)."""
+
+    claim: str
+    volume: str
+    kind: str  # "zone" | "node"
+    values: list[str]
+    sentence: str  # "pinned to eu-west-1a by its volume data-kafka-0"
+
+
 class NodeVerdict(Struct):
     """A node the pod does not pass as the cluster stands, and what preemption made of it."""
 
@@ -135,6 +155,8 @@ class NodeVerdict(Struct):
     # does-not-fit: each resource the pod still lacks with every lower-priority pod gone,
     # as [what the pod requests, what the node then has free] (pods: [1, free slots]).
     shortfall: dict[str, list[int]] = msgspec.field(default_factory=dict)
+    # Where NodeVolumeLimits rejected the node: the attach counts that decided.
+    attachments: list[AttachmentCount] = msgspec.field(default_factory=list)
 
 
 class CandidateRecord(Struct):
@@ -312,6 +334,9 @@ class Explanation(Struct, kw_only=True):
     scheduler_profile: SchedulerProfileRef = msgspec.field(
         default_factory=lambda: DEFAULT_PROFILE_REF
     )
+    # The pod's bound volumes that confine it to a zone or node (VolumeBinding,
+    # VolumeZone): why the other zones' nodes were never a choice.
+    volume_pins: list[VolumePin] = msgspec.field(default_factory=list)
 
     # --- reading it --------------------------------------------------------------
 

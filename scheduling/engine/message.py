@@ -12,6 +12,10 @@ from .framework import Status
 # What the DynamicResources PostFilter says when the pod has no claims; the real
 # RunPostFilterPlugins joins every PostFilter plugin's message, this one first.
 DRA_POST_FILTER_MSG = "no new claims to deallocate"
+# DynamicResources' PostFilter when its PreFilter never ran (an earlier PreFilter plugin
+# rejected the pod): it finds no cycle state and returns Error with the state's
+# "not found", which ends RunPostFilterPlugins before DefaultPreemption runs.
+DRA_POST_FILTER_NO_STATE = "not found"
 # What RunPostFilterPlugins puts before DefaultPreemption's message.
 PREEMPTION_PREFIX = "preemption: "
 

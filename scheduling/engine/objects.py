@@ -16,6 +16,7 @@ from typing import Any, NamedTuple, TypeGuard
 from .errors import InvalidInput
 from .labels import LabelSelector, NodeSelector, NodeSelectorTerm
 from .quantity import QuantityError, resource_value
+from .volumes.podvolumes import PodVolume, parse_pod_volumes
 
 CPU = "cpu"
 MEMORY = "memory"
@@ -604,6 +605,7 @@ class Pod:
         "tolerations",
         "topology_spread_constraints",
         "uid",
+        "volumes",
     )
 
     namespace: str
@@ -645,6 +647,8 @@ class Pod:
     host_ports: list[tuple[str, str, int]]
     images: list[str]
     scheduler_name: str
+    # spec.volumes that the volume plugins read (claims, inline disks); () for most pods.
+    volumes: tuple[PodVolume, ...]
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled at ingest for every worker (clusters.parsed): the slots' values as one
@@ -745,6 +749,7 @@ class Pod:
         p.topology_spread_constraints = _dicts(
             spec.get("topologySpreadConstraints"), "spec.topologySpreadConstraints"
         )
+        p.volumes = parse_pod_volumes(spec.get("volumes"), name)
         return p
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from .cluster import Cluster
 from .explanation import (
+    AttachmentCount,
     CandidateRecord,
     CannotHelp,
     Explanation,
@@ -30,16 +31,19 @@ from .explanation import (
     Scores,
     StatusRecord,
     VictimDetail,
+    VolumePin,
     cannot_help,
     requested_after,
 )
 from .framework import Status
 from .objects import Pod
+from .plugins.nodevolumelimits import ERR_REASON_MAX_VOLUME_COUNT
 from .preemption.candidate import Candidate
 from .preemption.evaluator import PreemptionResult
 from .priority import HypotheticalClass
 from .profile.profile_map import DEFAULT_PROFILE_REF, SchedulerProfileRef
 from .schedule import HostSelection
+from .volumes.explain import attach_counts, attach_sentence, pin_sentence, pins
 
 
 @dataclass
@@ -254,7 +258,41 @@ def _node_verdict(result: Result, r: Any) -> NodeVerdict:
     )
     if verdict.cannot_help == CannotHelp.DOES_NOT_FIT:
         verdict.shortfall = _shortfall(result.cluster, result.pending, r.node)
+    if ERR_REASON_MAX_VOLUME_COUNT in r.status.reasons or (
+        r.preemption_status is not None
+        and ERR_REASON_MAX_VOLUME_COUNT in r.preemption_status.reasons
+    ):
+        verdict.attachments = _attachments(result, r.node)
     return verdict
+
+
+def _attachments(result: Result, node: str) -> list[AttachmentCount]:
+    cluster, pending = result.cluster, result.pending
+    ni = cluster.node_info_by_name.get(node) if cluster is not None else None
+    if cluster is None or pending is None or ni is None:
+        return []
+    return [
+        AttachmentCount(
+            driver=d, in_use=used, limit=limit, adding=new, sentence=attach_sentence(d, used, limit)
+        )
+        for d, used, limit, new in attach_counts(cluster, pending, ni)
+    ]
+
+
+def _volume_pins(result: Result) -> list[VolumePin]:
+    cluster, pending = result.cluster, result.pending
+    if cluster is None or pending is None or not pending.volumes:
+        return []
+    return [
+        VolumePin(
+            claim=claim,
+            volume=pv,
+            kind=kind,
+            values=values,
+            sentence=pin_sentence(claim, kind, values),
+        )
+        for claim, pv, kind, values in pins(cluster.storage, pending)
+    ]
 
 
 def explain(result: Result) -> Explanation:
@@ -299,6 +337,7 @@ def explain(result: Result) -> Explanation:
         input_notices=list(result.input_notices),
         hypothetical_classes=list(result.hypothetical_classes),
         scheduler_profile=result.scheduler_profile,
+        volume_pins=_volume_pins(result),
     )
 
 

@@ -51,6 +51,9 @@ class Diagnosis:
         default_factory=lambda: Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
     )
     pre_filter_msg: str = ""
+    # A PreFilter plugin rejected the pod as UnschedulableAndUnresolvable: the plugins
+    # after it (DynamicResources among them) never ran their PreFilter.
+    pre_filter_aborted: bool = False
 
     def get(self, node: str) -> Status:
         return self.node_to_status.get(node, self.absent_status)
@@ -79,6 +82,7 @@ def find_nodes_that_fit(
     pre_res, status, narrowed = fw.run_pre_filter(state, pod, all_nodes)
     if not status.is_success():
         diagnosis.pre_filter_msg = status.message()
+        diagnosis.pre_filter_aborted = status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE
         for ni in all_nodes:
             diagnosis.node_to_status[ni.name] = status
         return [], diagnosis, False

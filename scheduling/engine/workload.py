@@ -44,6 +44,7 @@ from .labels import LabelSelector
 from .objects import ARRIVAL_SECONDS, Pod, seconds_annotation_ms
 from .priority import PriorityResolver
 from .simulate.controllers import CREATED_AFTER, name_suffix
+from .volumes.claimtemplates import CLAIMS_ANNOTATION, replica_claims
 
 # podManagementPolicy values.
 ORDERED_READY = "OrderedReady"
@@ -429,6 +430,11 @@ def _expand_stateful_set(
     revision = f"{name}-{template_hash({'metadata': meta, 'spec': pod_spec})}"
     service = spec.get("serviceName")
     ordered = spec.get("podManagementPolicy", ORDERED_READY) != PARALLEL
+    templates = spec.get("volumeClaimTemplates") or []
+    if not isinstance(templates, list):
+        raise InvalidInput("must be a list", field="spec.volumeClaimTemplates")
+    selector = _mapping(spec.get("selector"), "spec.selector")
+    claim_labels = _mapping(selector.get("matchLabels"), "spec.selector.matchLabels")
     pods: list[dict[str, Any]] = []
     for ordinal in range(start, start + replicas):
         pod_name = f"{name}-{ordinal}"
@@ -450,6 +456,28 @@ def _expand_stateful_set(
             },
             owner=owner,
         )
+        if templates:
+            # updateStorage: each template's claim replaces the volume of its name.
+            claims = replica_claims(templates, namespace, name, ordinal, claim_labels)
+            volumes = [
+                v
+                for v in pod["spec"].get("volumes") or []
+                if not (
+                    isinstance(v, Mapping)
+                    and any(v.get("name") == t["metadata"]["name"] for t in templates)
+                )
+            ]
+            for t, c in zip(templates, claims, strict=True):
+                volumes.append(
+                    {
+                        "name": t["metadata"]["name"],
+                        "persistentVolumeClaim": {"claimName": c["metadata"]["name"]},
+                    }
+                )
+            pod["spec"]["volumes"] = volumes
+            pod["metadata"].setdefault("annotations", {})[CLAIMS_ANNOTATION] = json.dumps(
+                claims, sort_keys=True
+            )
         pod["spec"]["hostname"] = pod_name
         if isinstance(service, str) and service:
             pod["spec"]["subdomain"] = service

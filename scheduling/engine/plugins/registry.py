@@ -1,8 +1,6 @@
 """The default profile: plugin classes in kube-scheduler's order.
 
-The order of FILTER_ORDER is the real Filter order of the default profile (plugins
-with no meaning offline, such as the volume plugins and DynamicResources, are left
-out). InterPodAffinity and PodTopologySpread live in their own modules; each is
+The order of FILTER_ORDER is the real Filter order of the default profile. InterPodAffinity and PodTopologySpread live in their own modules; each is
 listed here as soon as its module exists (see ``_optional``).
 """
 
@@ -19,7 +17,11 @@ from .nodename import NodeName
 from .nodeports import NodePorts
 from .noderesources import BalancedAllocation, Fit
 from .nodeunschedulable import NodeUnschedulable
+from .nodevolumelimits import NodeVolumeLimits
 from .tainttoleration import TaintToleration
+from .volumebinding import VolumeBinding
+from .volumerestrictions import VolumeRestrictions
+from .volumezone import VolumeZone
 
 if TYPE_CHECKING:
     from ..framework import Handle, Plugin
@@ -51,6 +53,10 @@ REGISTRY: dict[str, PluginClass | None] = {
     names.NODE_AFFINITY: NodeAffinity,
     names.NODE_PORTS: NodePorts,
     names.NODE_RESOURCES_FIT: Fit,
+    names.VOLUME_RESTRICTIONS: VolumeRestrictions,
+    names.NODE_VOLUME_LIMITS: NodeVolumeLimits,
+    names.VOLUME_BINDING: VolumeBinding,
+    names.VOLUME_ZONE: VolumeZone,
     names.POD_TOPOLOGY_SPREAD: _optional("podtopologyspread", "PodTopologySpread"),
     names.INTER_POD_AFFINITY: _optional("interpodaffinity", "InterPodAffinity"),
     names.NODE_RESOURCES_BALANCED_ALLOCATION: BalancedAllocation,
@@ -66,6 +72,10 @@ DEFAULT_PROFILE: list[str] = [
     names.NODE_AFFINITY,
     names.NODE_PORTS,
     names.NODE_RESOURCES_FIT,
+    names.VOLUME_RESTRICTIONS,
+    names.NODE_VOLUME_LIMITS,
+    names.VOLUME_BINDING,
+    names.VOLUME_ZONE,
     names.POD_TOPOLOGY_SPREAD,
     names.INTER_POD_AFFINITY,
     names.NODE_RESOURCES_BALANCED_ALLOCATION,
@@ -78,6 +88,12 @@ POD_DEPENDENT_FILTERS = frozenset(
     {
         names.NODE_PORTS,
         names.NODE_RESOURCES_FIT,
+        # The volume filters come after NodeResourcesFit: a node full *and* out of a
+        # volume's zone is a potential node whose dry run must still run them.
+        names.VOLUME_RESTRICTIONS,
+        names.NODE_VOLUME_LIMITS,
+        names.VOLUME_BINDING,
+        names.VOLUME_ZONE,
         names.POD_TOPOLOGY_SPREAD,
         names.INTER_POD_AFFINITY,
     }

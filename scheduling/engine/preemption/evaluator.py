@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from ..cluster import Cluster, NodeInfo
 from ..config import EngineConfig
 from ..framework import Code, CycleState, Handle, Status
-from ..message import fit_error_message, post_filter_message
+from ..message import DRA_POST_FILTER_NO_STATE, fit_error_message, post_filter_message
 from ..objects import Pod
 from ..runtime import Framework
 from ..schedule import Diagnosis
@@ -73,6 +73,9 @@ class PreemptionResult:
     # Per node, the real scheduler's random offsets that nominate it (exhaustive runs).
     sampling: list[SampledNomination] = field(default_factory=list)
     offset: int | None = None  # the offset given (EngineConfig.preemption_offset)
+    # A PostFilter plugin before DefaultPreemption returned Error (its message is
+    # ``message``): preemption never ran and no nomination is made or cleared.
+    post_filter_error: bool = False
 
 
 # Dry runs already done for this pod's template, by node (a simulation's replicas):
@@ -233,9 +236,17 @@ def preempt(
     return Evaluator(fw, dry_runs=dry_runs, ranked=False).preempt(state, pod, diagnosis)
 
 
-def post_filter(fw: Framework, run: Callable[[], PreemptionResult]) -> PreemptionResult:
+def post_filter(
+    fw: Framework, run: Callable[[], PreemptionResult], diagnosis: Diagnosis | None = None
+) -> PreemptionResult:
     """RunPostFilterPlugins' answer: DefaultPreemption's (``run``) when the profile
-    has it; otherwise no nomination is made or changed."""
+    has it; otherwise no nomination is made or changed. When a PreFilter plugin
+    rejected the pod outright, DynamicResources' PostFilter (which runs first) finds
+    no state of its own and errors: DefaultPreemption is never asked."""
+    if fw.dynamic_resources_post_filter and diagnosis is not None and diagnosis.pre_filter_aborted:
+        return PreemptionResult(
+            True, None, message=DRA_POST_FILTER_NO_STATE, post_filter_error=True
+        )
     if not fw.preemption:
         return PreemptionResult(False, PREEMPTION_DISABLED)
     return run()
@@ -246,6 +257,8 @@ def post_filter_suffix(fw: Framework, pre: PreemptionResult) -> str:
     was nominated)."""
     if pre.chosen is not None:
         return ""
+    if pre.post_filter_error:
+        return pre.message
     return post_filter_message(
         pre.message if fw.preemption else None, fw.dynamic_resources_post_filter
     )

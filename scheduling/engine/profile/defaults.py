@@ -84,6 +84,9 @@ def default_args(name: str, given: dict[str, Any] | None) -> dict[str, Any]:
             args["defaultingType"] = SYSTEM_DEFAULTING
     elif name == names.INTER_POD_AFFINITY:
         args.setdefault("hardPodAffinityWeight", 1)
+    elif name == names.VOLUME_BINDING:
+        # SetDefaults_VolumeBindingArgs (the shape only with StorageCapacityScoring on).
+        args.setdefault("bindTimeoutSeconds", 600)
     elif name == names.DEFAULT_PREEMPTION:
         args.setdefault("minCandidateNodesPercentage", 10)
         args.setdefault("minCandidateNodesAbsolute", 100)

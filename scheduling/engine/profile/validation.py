@@ -214,6 +214,30 @@ def node_affinity(path: str, args: dict[str, Any]) -> list[str]:
     return []
 
 
+def volume_binding(path: str, args: dict[str, Any]) -> list[str]:
+    """ValidateVolumeBindingArgs with StorageCapacityScoring off (its default in v1.35):
+    a non-negative bindTimeoutSeconds and no shape."""
+    errs: list[str] = []
+    timeout = args.get("bindTimeoutSeconds", 600)
+    if _int(timeout) < 0:
+        errs.append(
+            invalid(
+                f"{path}.bindTimeoutSeconds",
+                timeout,
+                "invalid BindTimeoutSeconds, should not be a negative value",
+            )
+        )
+    if args.get("shape") is not None:
+        errs.append(
+            invalid(
+                f"{path}.shape",
+                args["shape"],
+                "unsupported when StorageCapacityScoring feature is disabled",
+            )
+        )
+    return errs
+
+
 # validatePluginConfig's table (NodeResourcesFit's args are validated too, as the
 # plugin's constructor does, with the full path).
 ARGS_VALIDATORS = {
@@ -223,4 +247,5 @@ ARGS_VALIDATORS = {
     names.NODE_RESOURCES_BALANCED_ALLOCATION: balanced_allocation,
     names.NODE_RESOURCES_FIT: node_resources_fit,
     names.POD_TOPOLOGY_SPREAD: pod_topology_spread,
+    names.VOLUME_BINDING: volume_binding,
 }

@@ -22,6 +22,7 @@ from ..plugins import names
 from ..plugins.interpodaffinity import parse_pod_affinity, pod_matches_all_affinity_terms
 from ..plugins.nodeports import ports_conflict
 from ..plugins.podtopologyspread import PodTopologySpread
+from ..volumes.podvolumes import VolumeSource
 
 
 class Event(enum.Enum):
@@ -66,6 +67,18 @@ class QueueingHints:
                 Event.ASSIGNED_POD_ADD: self.spread_after_pod_change,
                 Event.ASSIGNED_POD_DELETE: self.spread_after_pod_change,
             },
+            # VolumeRestrictions: Pod/Delete (and PVC/Add, Node/Add: never emitted here).
+            names.VOLUME_RESTRICTIONS: {
+                Event.ASSIGNED_POD_DELETE: volume_restrictions_after_pod_deleted,
+                Event.UNSCHEDULED_POD_DELETE: volume_restrictions_after_pod_deleted,
+            },
+            # NodeVolumeLimits: Pod/Delete (and CSINode/Add, PVC/Add).
+            names.NODE_VOLUME_LIMITS: {
+                Event.ASSIGNED_POD_DELETE: node_volume_limits_after_pod_deleted,
+                Event.UNSCHEDULED_POD_DELETE: node_volume_limits_after_pod_deleted,
+            },
+            # VolumeBinding and VolumeZone register storage and node events only: a pod
+            # event never helps them.
             # NodeName, NodeUnschedulable, NodeAffinity, TaintToleration register node
             # events (and updates of the pod itself) only: a pod event never helps them.
         }
@@ -124,3 +137,29 @@ def inter_pod_affinity_after_pod_deleted(pod: Pod, deleted: Pod) -> Hint:
         return Hint.QUEUE_SKIP
     terms = parse_pod_affinity(pod).required_anti_affinity
     return Hint.QUEUE if pod_matches_all_affinity_terms(terms, deleted) else Hint.QUEUE_SKIP
+
+
+def volume_restrictions_after_pod_deleted(pod: Pod, deleted: Pod) -> Hint:
+    """VolumeRestrictions.isSchedulableAfterPodDeleted: a pod of the namespace whose inline
+    disk conflicted, or that used one of the pod's claims (ReadWriteOncePod), is gone."""
+    if deleted.namespace != pod.namespace:
+        return Hint.QUEUE_SKIP
+    for v in pod.volumes:
+        if v.disk is not None and any(
+            ov.disk is not None and v.disk.conflicts(ov.disk) for ov in deleted.volumes
+        ):
+            return Hint.QUEUE
+    claims = {v.claim for v in pod.volumes if v.source is VolumeSource.CLAIM}
+    if any(v.source is VolumeSource.CLAIM and v.claim in claims for v in deleted.volumes):
+        return Hint.QUEUE
+    return Hint.QUEUE_SKIP
+
+
+def node_volume_limits_after_pod_deleted(pod: Pod, deleted: Pod) -> Hint:
+    """CSILimits.isSchedulableAfterPodDeleted: a scheduled pod with a claim, an ephemeral
+    volume or a migratable inline volume is gone (an attach slot may be free)."""
+    if not deleted.volumes or not deleted.node_name:
+        return Hint.QUEUE_SKIP
+    if any(v.claim is not None or v.in_tree is not None for v in deleted.volumes):
+        return Hint.QUEUE
+    return Hint.QUEUE_SKIP

@@ -32,9 +32,12 @@ from .diagnosis import LiveDiagnosis
 from .dryrun import DryRunIndex
 from .state import ClusterState
 
-# Plugins whose filter answer may depend on other nodes' pods: with either active for
-# a pod, nothing is cached for it.
-CROSS_NODE = frozenset({names.INTER_POD_AFFINITY, names.POD_TOPOLOGY_SPREAD})
+# Plugins whose filter answer may depend on other nodes' pods: with any active for
+# a pod, nothing is cached for it (VolumeRestrictions counts the pods using a
+# ReadWriteOncePod claim across the cluster).
+CROSS_NODE = frozenset(
+    {names.INTER_POD_AFFINITY, names.POD_TOPOLOGY_SPREAD, names.VOLUME_RESTRICTIONS}
+)
 # Score plugins that normalize with helper.DefaultNormalizeScore, and whether reversed.
 DEFAULT_NORMALIZED = {names.TAINT_TOLERATION: True, names.NODE_AFFINITY: False}
 
@@ -60,6 +63,8 @@ def template_key(pod: Pod) -> tuple[object, ...]:
         repr(pod.topology_spread_constraints),
         tuple(pod.host_ports),
         tuple(pod.images),
+        # The claims (by name) and inline disks: each replica of a StatefulSet has its own.
+        pod.volumes,
     )
 
 

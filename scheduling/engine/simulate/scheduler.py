@@ -55,6 +55,8 @@ from ..profile.profile_map import (
 )
 from ..runtime import Framework
 from ..schedule import HOST_NOMINATED, HOST_SCORED, Diagnosis, ScheduleResult, schedule_pod
+from ..volumes.binding import ASSUME_PROVISIONED, bind_claims, create_claims
+from ..volumes.claimtemplates import pod_claims
 from .clock import SPAN_MS, Agenda, Happening, rfc3339, seconds
 from .controllers import CREATED_AFTER, ControllerManager
 from .hints import Event, QueueingHints
@@ -205,6 +207,7 @@ class Scheduler:
     # Submission --------------------------------------------------------------
     def submit(self, pods: Sequence[Mapping[str, Any]]) -> None:
         seen: set[str] = set()
+        claims: list[Mapping[str, Any]] = []
         for i, raw in enumerate(pods):
             try:
                 pod = parse_pending_pod(self.state, raw)
@@ -213,6 +216,12 @@ class Scheduler:
             if pod.key in seen:
                 raise InvalidInput(f"pod {pod.key} is listed twice", index=i, kind="Pod")
             seen.add(pod.key)
+            try:
+                claims.extend(pod_claims(raw))
+            except InvalidInput as e:
+                raise e.located(
+                    index=i, kind="Pod", namespace=pod.namespace, name=pod.name
+                ) from None
             if self.profiles is not None and pod.scheduler_name not in self.profiles.configs:
                 # responsibleForPod: no profile of this scheduler is named; never queued.
                 self.sim.ignored.append((pod, self.profiles.ignored_reason(pod.scheduler_name)))
@@ -230,6 +239,21 @@ class Scheduler:
                 self.agenda.add(arrives, Happening.ARRIVAL, pod)
                 self.not_arrived.add(pod.key)
             self._enqueue(pod, waits_for=after, arrives_later=bool(arrives))
+        self._create_claims(claims)
+
+    def _create_claims(self, claims: Sequence[Mapping[str, Any]]) -> None:
+        """The StatefulSet controllers create their replicas' missing claims (all at once:
+        one copy of the storage, not one per replica)."""
+        if not claims:
+            return
+        try:
+            created = create_claims(self.state.storage, claims)
+        except InvalidInput as e:
+            raise e.located(kind="PersistentVolumeClaim") from None
+        if created is not None:
+            self.state.storage = created
+            self.sim.storage_changes.append((self.cycle, created))
+            self.caches.clear()
 
     def _enqueue(
         self,
@@ -468,9 +492,9 @@ class Scheduler:
             return CycleOutcome(sched, None, "")
         diagnosis = sched.diagnosis
         if cache is None:
-            pre = post_filter(fw, lambda: preempt(fw, cycle_state, pod, diagnosis))
+            pre = post_filter(fw, lambda: preempt(fw, cycle_state, pod, diagnosis), diagnosis)
         else:
-            pre = post_filter(fw, lambda: cache.preempt(fw, cycle_state, pod, diagnosis))
+            pre = post_filter(fw, lambda: cache.preempt(fw, cycle_state, pod, diagnosis), diagnosis)
         post = post_filter_suffix(fw, pre)
         if cache is not None:
             # The template's counts, kept up to date node by node: the same message.
@@ -552,11 +576,27 @@ class Scheduler:
             self._nominate(pod, None, NominatedBy.BINDING)
         pod.nominated_node_name = None
         self.state.bind(running, host)
+        if running.volumes:
+            self._bind_claims(running, host)
         self.sim.actions.append(Action(self.cycle, ActionKind.BIND, running, host))
         self._event(EventType.BIND, pod.key, host, [])
         self.progress_since_flush = True
         self.queue.on_event(Event.ASSIGNED_POD_ADD, running)
         self._create_waiting(pod)
+
+    def _bind_claims(self, pod: Pod, host: str) -> None:
+        """The pod's unbound WaitForFirstConsumer claims are bound on its node (assumed:
+        no PV controller or provisioner runs); they pin later pods from now on."""
+        view, bound = bind_claims(self.state.storage, pod, self.state.node_info_by_name[host])
+        if view is None:
+            return
+        self.state.storage = view
+        self.sim.storage_changes.append((self.cycle, view))
+        self.caches.clear()  # answers of templates using these claims are stale
+        for key in bound:
+            self.sim.bound_claims[key] = host
+        if ASSUME_PROVISIONED not in self.sim.assumptions:
+            self.sim.assumptions.append(ASSUME_PROVISIONED)
 
     # Failure -----------------------------------------------------------------
     def handle_failure(self, p: QueuedPodInfo, out: CycleOutcome) -> None:
@@ -568,7 +608,7 @@ class Scheduler:
         nominating: str | None
         if chosen is not None:
             nominating = chosen.node
-        elif pre.eligible:
+        elif pre.eligible and not pre.post_filter_error:
             nominating = ""
         else:
             nominating = None

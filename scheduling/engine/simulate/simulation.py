@@ -14,6 +14,7 @@ from ..cluster import Cluster, NodeInfo
 from ..objects import PREEMPT_LOWER_PRIORITY, Pod
 from ..profile.profile_map import DEFAULT_PROFILE_REF, SchedulerProfileRef
 from ..profile.types import SchedulerConfiguration
+from ..volumes.storage import Storage
 from .result import (
     BudgetOverrun,
     ChoicePoint,
@@ -90,6 +91,13 @@ class Simulation:
     # A timeline run's clock and the pods deleted during it, in the order issued.
     timeline: Timeline | None = None
     terminations: list[Termination] = field(default_factory=list)
+    # What the run assumed where nothing offline can say (a provisioner's success), and
+    # the claims it bound ("namespace/name" -> node).
+    assumptions: list[str] = field(default_factory=list)
+    bound_claims: dict[str, str] = field(default_factory=dict)
+    # (cycle, the storage from then on): claims created at submission (cycle 0) and
+    # bound when their pod bound, for cluster_at.
+    storage_changes: list[tuple[int, Storage]] = field(default_factory=list)
     # Filled by finish():
     pods: list[PodOutcome] = field(default_factory=list)
     final_queue: dict[str, list[str]] = field(default_factory=dict)
@@ -235,6 +243,9 @@ class Simulation:
         if self.timeline is not None:
             out["timeline"] = self.timeline.to_dict()
             out["terminations"] = [t.to_dict() for t in self.terminations]
+        if self.assumptions:
+            out["assumptions"] = list(self.assumptions)
+            out["bound_claims"] = dict(self.bound_claims)
         return out
 
     # One cycle, explained ----------------------------------------------------
@@ -260,6 +271,9 @@ class Simulation:
                 state.nominate(a.pod, a.node)
         if popped is None:
             raise KeyError(f"no cycle {cycle} in this run")
+        for changed_at, storage in self.storage_changes:
+            if changed_at < cycle:
+                state.storage = storage
         pod = copy.copy(popped)
         pod.node_name = None
         pod.nominated_node_name = state.nomination_of.get(pod.uid)

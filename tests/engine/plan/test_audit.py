@@ -39,6 +39,8 @@ def test_the_rules_and_their_order() -> None:
         "never-preempting-class",
         "unused-class",
         "high-class-without-quota",
+        "rwop-held-by-lower-priority",
+        "stateful-zone-without-room",
     )
     for rule in RULES:
         assert rule.severity in ("error", "warning", "info")

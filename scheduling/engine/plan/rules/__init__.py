@@ -14,7 +14,7 @@ from ..finding import (
     Rule,
 )
 from ..thresholds import LONG_GRACE_SECONDS
-from . import budgets, classes, placement, pods, profiles
+from . import budgets, classes, placement, pods, profiles, storage
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -168,6 +168,24 @@ RULES: tuple[Rule, ...] = (
         f"PriorityClass limits it ({CONCEPT_PAGE}, 'Limit Priority Class consumption by "
         "default'), so on a shared cluster one team's high class preempts the others.",
         classes.high_class_without_quota,
+    ),
+    Rule(
+        "rwop-held-by-lower-priority",
+        WARNING,
+        "A ReadWriteOncePod claim is used by one pod in the whole cluster (VolumeRestrictions "
+        f"counts its users cluster-wide, {PREEMPTION_DESIGN}): a higher-priority pod needing it "
+        "waits until it preempts the lower-priority holder, on the holder's node only.",
+        storage.rwop_held_by_lower_priority,
+    ),
+    Rule(
+        "stateful-zone-without-room",
+        WARNING,
+        "A bound volume that lives in one zone confines its pod to that zone "
+        "(VolumeBinding and VolumeZone reject every other node as unresolvable, so "
+        f"preemption never looks elsewhere, {PREEMPTION_DESIGN}): a replica whose zone "
+        "has no other node with room for it, even by preemption, stays pending when its "
+        "node is lost or drained.",
+        storage.stateful_zone_without_room,
     ),
 )
 
