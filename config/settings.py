@@ -246,8 +246,9 @@ CELERY_BROKER_CONNECTION_TIMEOUT = 3
 CONNECTED_KUBECTL = env.str("CONNECTED_KUBECTL", default="kubectl")
 CONNECTED_KUBECONFIG = env.str("CONNECTED_KUBECONFIG", default="")
 CONNECTED_READ_TIMEOUT = env.int("CONNECTED_READ_TIMEOUT", default=120)
-# kubectl is stopped past this resident memory (and past MAX_UPLOAD_MB received).
-CONNECTED_READ_MAX_MEMORY_MB = env.int("CONNECTED_READ_MAX_MEMORY_MB", default=1536)
+# kubectl is stopped past this resident memory (and past MAX_UPLOAD_MB received); 0: twice
+# MAX_UPLOAD_MB and 128 MB more (kubectl holds about three times what it has received).
+CONNECTED_READ_MAX_MEMORY_MB = env.int("CONNECTED_READ_MAX_MEMORY_MB", default=0)
 # In a pod: the ServiceAccount folder (token, ca.crt, namespace) a cluster whose source is
 # in-cluster is read with, beside KUBERNETES_SERVICE_HOST/PORT (connected/in_cluster.py).
 CONNECTED_SERVICEACCOUNT_DIR = env.str(

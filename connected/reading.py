@@ -18,7 +18,7 @@ from clusters.ingest.uploaded import UploadedFile
 from clusters.services import max_upload_bytes
 from connected.in_cluster import in_cluster_kubeconfig
 from connected.models import IN_CLUSTER, Cluster
-from preemptlab.kube import Kubectl, KubeError
+from preemptlab.kube import Kubectl, KubeError, memory_bound
 
 # The events a snapshot keeps: the hour before the read, at most this many (the newest).
 EVENTS_WINDOW = timedelta(hours=1)
@@ -41,9 +41,10 @@ def kubectl_for(cluster: Cluster, work: Path) -> Kubectl:
     a kubeconfig of the workers'. KubeError outside a pod or without a token."""
     timeout = float(settings.CONNECTED_READ_TIMEOUT)
     # Bounded while kubectl runs: what one call receives, and kubectl's memory.
+    memory_mb = int(settings.CONNECTED_READ_MAX_MEMORY_MB)
     limits: dict[str, Any] = {
         "max_bytes": max_upload_bytes(),
-        "max_memory": int(settings.CONNECTED_READ_MAX_MEMORY_MB) * 2**20,
+        "max_memory": memory_mb * 2**20 if memory_mb > 0 else memory_bound(max_upload_bytes()),
     }
     if cluster.in_cluster:
         home = work / "home"

@@ -20,10 +20,19 @@ from preemptlab.kube_run import Bounds, failure_sentence, run_bounded
 RESOURCES = ("nodes", "pods", "poddisruptionbudgets", "priorityclasses")
 
 # The bounds of a read where no setting gives them (the CLI and the MCP server): the
-# app's MAX_UPLOAD_MB default (or MAX_UPLOAD_MB from the environment), kubectl's memory,
-# and the app's CONNECTED_READ_TIMEOUT default.
+# app's MAX_UPLOAD_MB default (or MAX_UPLOAD_MB from the environment), kubectl's memory
+# (memory_bound), and the app's CONNECTED_READ_TIMEOUT default.
 DEFAULT_MAX_BYTES = int(os.environ.get("MAX_UPLOAD_MB") or 256) * 2**20
-DEFAULT_MAX_MEMORY = 2 * 2**30
+
+
+def memory_bound(max_bytes: int) -> int:
+    """kubectl's memory while it reads at most ``max_bytes``: twice that and 128 MiB more.
+    kubectl holds about three times what it has received, so an endless list meets this
+    bound a little before MAX_UPLOAD_MB, and a list it must decode as well sooner."""
+    return 2 * max_bytes + 128 * 2**20
+
+
+DEFAULT_MAX_MEMORY = memory_bound(DEFAULT_MAX_BYTES)
 DEFAULT_TIMEOUT = 120.0
 
 

@@ -229,9 +229,12 @@ def failure_sentence(
     if outcome.stopped == "bytes" and bounds.max_bytes is not None:
         return _too_large(outcome.exchanges.resource, resources, bounds.max_bytes, where)
     if outcome.stopped == "memory" and bounds.max_memory is not None:
+        resource = outcome.exchanges.resource
+        named = f"{resource} list" if resource in resources else "list"
         return (
-            f"reading the cluster took kubectl past {bounds.max_memory // 2**20} MB of "
-            f"memory ({where}): the cluster's lists are too large to read here"
+            f"the cluster's {named} is larger than kubectl can read in "
+            f"{bounds.max_memory // 2**20} MB of memory ({where}): "
+            "CONNECTED_READ_MAX_MEMORY_MB bounds it"
         )
     if outcome.stopped == "time":
         return f"the cluster did not answer within {bounds.timeout:g} s ({where})"
