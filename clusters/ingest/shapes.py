@@ -77,7 +77,7 @@ def _one_of(*allowed: str) -> Check:
 _ACCESS_MODE = _one_of("ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod")
 
 # (path, check): "." between keys, "[]" for every item of a list; absent fields pass.
-_NODE_SELECTOR = [
+_NODE_SELECTOR: list[tuple[str, Check]] = [
     ("nodeSelectorTerms", _sequence),
     ("nodeSelectorTerms[]", _mapping),
     ("nodeSelectorTerms[].matchExpressions", _sequence),
@@ -91,7 +91,7 @@ def _under(prefix: str, checks: list[tuple[str, Check]]) -> list[tuple[str, Chec
     return [(f"{prefix}.{path}", check) for path, check in checks]
 
 
-_DEVICE_REQUEST = [
+_DEVICE_REQUEST: list[tuple[str, Check]] = [
     ("deviceClassName", _string),
     ("allocationMode", _one_of("ExactCount", "All")),
     ("count", _count),
@@ -99,7 +99,7 @@ _DEVICE_REQUEST = [
     ("selectors[].cel.expression", _string),
     ("adminAccess", _boolean),
 ]
-_CLAIM_SPEC = [
+_CLAIM_SPEC: list[tuple[str, Check]] = [
     ("devices", _mapping),
     ("devices.requests", _sequence),
     ("devices.requests[]", _mapping),

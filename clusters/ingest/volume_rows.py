@@ -282,7 +282,7 @@ def device_rows(found: StorageObjects, snapshot: models.Snapshot) -> Iterator[di
         for device in _list(spec.get("devices")):
             device = _dict(device)
             name = str(device.get("name") or "")
-            claim, pods = holders.get((driver, pool, name), ("", []))
+            holder, pods = holders.get((driver, pool, name), ("", []))
             yield dict(
                 snapshot_id=snapshot.pk,
                 node=node,
@@ -297,6 +297,6 @@ def device_rows(found: StorageObjects, snapshot: models.Snapshot) -> Iterator[di
                     [str(k), str(_dict(v).get("value", ""))]
                     for k, v in _dict(device.get("capacity")).items()
                 ),
-                claim=claim,
+                claim=holder,
                 pods=pods[:PDB_MATCHED_NAMES],
             )
