@@ -141,7 +141,9 @@ class Kubectl:
                 stderr=subprocess.PIPE,
             )
         if proc.returncode != 0:
-            raise KubeError(explain_failure(proc.stderr.decode(errors="replace"), self.where))
+            raise KubeError(
+                explain_failure(proc.stderr.decode(errors="replace"), self.where, resources)
+            )
         if not quiet:
             print(
                 f"read {path.stat().st_size / 2**20:.1f} MiB from {self.where} in "
@@ -250,15 +252,15 @@ def openshift_preset(scheduler: dict[str, object], known: dict[str, str]) -> str
     return known.get(str(profile or "LowNodeUtilization"))
 
 
-def explain_failure(stderr: str, where: str) -> str:
-    """kubectl's error, with what the user can do about it."""
+def explain_failure(stderr: str, where: str, resources: tuple[str, ...] = RESOURCES) -> str:
+    """kubectl's error, with what the user can do about it (``resources``: what was read)."""
     text = stderr.strip()
     forbidden = _FORBIDDEN.search(text)
     if forbidden or "Forbidden" in text:
         verb, resource = forbidden.groups() if forbidden else ("list", "one of them")
         return (
-            f"the cluster refused to {verb} {resource} ({where}): a snapshot needs get and "
-            f"list on {', '.join(RESOURCES)} in every namespace; ask for a ClusterRole "
+            f"the cluster refused to {verb} {resource} ({where}): reading it needs get and "
+            f"list on {', '.join(resources)} in every namespace; ask for a ClusterRole "
             f"with those verbs. kubectl said: {text.splitlines()[-1] if text else '-'}"
         )
     if "current-context" in text or "context was not found" in text or "does not exist" in text:

@@ -62,4 +62,5 @@ def test_a_refused_list_leaves_out_only_that_resource(run_cli: Any, tmp_path: Pa
     assert (STORAGE_KINDS - {"CSIStorageCapacity"}) | DRA_KINDS <= set(kinds)
     said = r.stderr.decode()
     assert "csistoragecapacities.v1.storage.k8s.io left out: the cluster refused to list" in said
+    assert "needs get and list on csistoragecapacities.v1.storage.k8s.io" in said
     assert said.count("left out") == 1
