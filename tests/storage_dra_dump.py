@@ -384,6 +384,15 @@ def dra_objects(workers: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     },
                 },
                 "reservedFor": [{"resource": "pods", "name": pod, "uid": f"uid-{pod}"}],
+                # What the driver reports of a device it prepared (opaque to the scheduler).
+                "devices": [
+                    {
+                        "driver": GPU,
+                        "pool": first,
+                        "device": "gpu-0",
+                        "data": {"sharingToken": SECRET},
+                    }
+                ],
             },
         }
     )

@@ -11,7 +11,8 @@ parameter): no scheduler reads them, so every secret-shaped key of a volume sour
 or of a class's parameters goes. DRA objects hold no Secret references, but their
 opaque driver configuration (``config[].opaque.parameters``) is any JSON a driver
 takes, licence keys and endpoints included, and no scheduler reads it: it goes too,
-keeping the driver and the requests it applies to.
+keeping the driver and the requests it applies to; so does the data a driver reports
+on an allocated device (a claim's ``status.devices[].data``).
 """
 
 from __future__ import annotations
@@ -115,6 +116,10 @@ def _scrub_secret_refs(obj: dict[str, Any], kind: Any, spec: Any, report: Counte
         allocated = allocation.get("devices") if isinstance(allocation, dict) else None
         if isinstance(allocated, dict):
             _count(report, "opaqueParameters", _drop_opaque(allocated.get("config")))
+        # A driver's own report on each device (status.devices[].data): opaque as well.
+        for device in status.get("devices") or () if isinstance(status, dict) else ():
+            if isinstance(device, dict) and device.pop("data", None) is not None:
+                report["opaqueParameters"] += 1
     if isinstance(spec, dict) and (kind == KIND_POD or "template" in spec or "jobTemplate" in spec):
         for pod_spec in _pod_specs(spec):
             _scrub_volumes(pod_spec.get("volumes"), report)

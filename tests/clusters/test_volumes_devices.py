@@ -85,9 +85,10 @@ def test_no_secret_reference_is_stored(full: Any) -> None:
     assert "nodePublishSecretRef" not in stored and "secret-name" not in stored
     assert "licenseKey" not in stored
     # Counted on the snapshot: 6 PVs (2 refs and 1 annotation each), 3 class parameters,
-    # the opaque parameters of the class, the template and the claim's allocation.
+    # the opaque parameters of the class, the template and the claim's allocation, and
+    # the driver's data on the claim's device.
     assert full.scrubbed["secretRefs"] == 6 * 3 + 3
-    assert full.scrubbed["opaqueParameters"] == 3
+    assert full.scrubbed["opaqueParameters"] == 4
     # The class keeps what is not secret-shaped, and the opaque config its driver.
     objects = selectors.snapshot_objects(snapshot=full)
     (sc,) = [o for o in objects if o["kind"] == "StorageClass"]
