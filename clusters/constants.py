@@ -27,7 +27,39 @@ KIND_PDB = "PodDisruptionBudget"
 KIND_PRIORITY_CLASS = "PriorityClass"
 # Kept for the priority plan: quota scoped by PriorityClass, per class.
 KIND_RESOURCE_QUOTA = "ResourceQuota"
-KEPT_KINDS = frozenset({KIND_NODE, KIND_POD, KIND_PDB, KIND_PRIORITY_CLASS, KIND_RESOURCE_QUOTA})
+# What the volume plugins read (VolumeRestrictions, NodeVolumeLimits, VolumeBinding,
+# VolumeZone) and the Volumes tab shows.
+KIND_PVC = "PersistentVolumeClaim"
+KIND_PV = "PersistentVolume"
+KIND_STORAGE_CLASS = "StorageClass"
+KIND_CSI_NODE = "CSINode"
+KIND_CSI_DRIVER = "CSIDriver"
+KIND_VOLUME_ATTACHMENT = "VolumeAttachment"
+KIND_CSI_STORAGE_CAPACITY = "CSIStorageCapacity"
+STORAGE_KINDS = frozenset(
+    {
+        KIND_PVC,
+        KIND_PV,
+        KIND_STORAGE_CLASS,
+        KIND_CSI_NODE,
+        KIND_CSI_DRIVER,
+        KIND_VOLUME_ATTACHMENT,
+        KIND_CSI_STORAGE_CAPACITY,
+    }
+)
+# What DynamicResources reads (resource.k8s.io/v1) and the Devices tab shows.
+KIND_DEVICE_CLASS = "DeviceClass"
+KIND_RESOURCE_SLICE = "ResourceSlice"
+KIND_RESOURCE_CLAIM = "ResourceClaim"
+KIND_RESOURCE_CLAIM_TEMPLATE = "ResourceClaimTemplate"
+DRA_KINDS = frozenset(
+    {KIND_DEVICE_CLASS, KIND_RESOURCE_SLICE, KIND_RESOURCE_CLAIM, KIND_RESOURCE_CLAIM_TEMPLATE}
+)
+KEPT_KINDS = (
+    frozenset({KIND_NODE, KIND_POD, KIND_PDB, KIND_PRIORITY_CLASS, KIND_RESOURCE_QUOTA})
+    | STORAGE_KINDS
+    | DRA_KINDS
+)
 
 # Kinds dropped whole by the scrubber: their payload is secret or config data.
 SCRUBBED_KINDS = frozenset({"Secret", "ConfigMap"})

@@ -46,6 +46,9 @@ class Snapshot(LeasedWork):
     pod_count = models.PositiveIntegerField(default=0)
     pdb_count = models.PositiveIntegerField(default=0)
     priority_class_count = models.PositiveIntegerField(default=0)
+    # Rows of the Volumes and Devices tabs (VolumeClaim, Device).
+    volume_claim_count = models.PositiveIntegerField(default=0)
+    device_count = models.PositiveIntegerField(default=0)
     # {"Deployment": 12, ...}: kinds in the input the snapshot does not keep.
     skipped = models.JSONField(default=dict, blank=True)
     # Admission warnings ("no globalDefault PriorityClass", ...).
@@ -305,6 +308,96 @@ class PriorityClass(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class VolumeClaim(models.Model):
+    """A PersistentVolumeClaim as the Volumes tab shows it: its class, modes, the volume
+    it is bound to and where that volume lives, and the pods that use it."""
+
+    snapshot = models.ForeignKey(
+        Snapshot, on_delete=models.CASCADE, related_name="volume_claims", db_index=False
+    )
+    namespace = models.CharField(max_length=253)
+    name = models.CharField(max_length=253)
+    phase = models.CharField(max_length=32, blank=True, default="")
+    storage_class = models.CharField(max_length=253, blank=True, default="")
+    # "WaitForFirstConsumer" / "Immediate", from the class ("" when the class is absent).
+    binding_mode = models.CharField(max_length=32, blank=True, default="")
+    access_modes = models.JSONField(default=list)
+    requested = models.CharField(max_length=64, blank=True, default="")
+    volume_name = models.CharField(max_length=253, blank=True, default="")
+    # spec.volumeName set and the PV controller's bind-completed annotation: what the
+    # volume plugins take for bound.
+    bound = models.BooleanField(default=False)
+    # Where the volume can be used: zones, a node, "any node" (text, as shown).
+    where = models.TextField(blank=True, default="")
+    driver = models.CharField(max_length=253, blank=True, default="")
+    # The pods that use it (by name, in its namespace): [[pod, node], ...], the first
+    # PDB_MATCHED_NAMES of them; pod_count is exact.
+    pods = models.JSONField(default=list)
+    pod_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ("namespace", "name")
+        indexes = [
+            models.Index(fields=["snapshot", "namespace", "name"], name="claim_snapshot_ns_name")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+class NodeAttachments(models.Model):
+    """A node's CSI volumes of one driver against the limit its CSINode publishes
+    (NodeVolumeLimits' count: the node's pods' volumes and its VolumeAttachments, each
+    volume once)."""
+
+    snapshot = models.ForeignKey(
+        Snapshot, on_delete=models.CASCADE, related_name="node_attachments", db_index=False
+    )
+    node = models.CharField(max_length=253)
+    driver = models.CharField(max_length=253)
+    in_use = models.PositiveIntegerField(default=0)
+    # spec.drivers[].allocatable.count of the node's CSINode; null: no limit published.
+    limit = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("node", "driver")
+        indexes = [models.Index(fields=["snapshot", "node", "driver"], name="attach_snapshot_node")]
+
+    def __str__(self) -> str:
+        return f"{self.node} {self.driver}"
+
+
+class Device(models.Model):
+    """A device a ResourceSlice publishes, with the claim it is allocated to (from the
+    ResourceClaims' status.allocation) and the pods that claim is reserved for."""
+
+    snapshot = models.ForeignKey(
+        Snapshot, on_delete=models.CASCADE, related_name="devices", db_index=False
+    )
+    # spec.nodeName of its slice; "" for a slice of all nodes or of a node selector
+    # (``reach`` then says which).
+    node = models.CharField(max_length=253, blank=True, default="")
+    reach = models.CharField(max_length=64, blank=True, default="")
+    driver = models.CharField(max_length=253)
+    pool = models.CharField(max_length=253)
+    name = models.CharField(max_length=253)
+    # [[name, value], ...] as kubectl would print the typed values, sorted by name.
+    attributes = models.JSONField(default=list)
+    capacity = models.JSONField(default=list)
+    # "namespace/name" of the claim it is allocated to ("": free).
+    claim = models.TextField(blank=True, default="")
+    pods = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ("node", "driver", "pool", "name")
+        indexes = [
+            models.Index(fields=["snapshot", "node", "driver", "pool", "name"], name="device_node")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.driver}/{self.pool}/{self.name}"
 
 
 class ParsedCluster(models.Model):

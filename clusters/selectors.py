@@ -171,3 +171,17 @@ def snapshot_dependents(*, snapshot: models.Snapshot) -> dict[str, int]:
         share_links=Count("share_links", filter=Q(share_links__revoked_at__isnull=True)),
     )
     return {"analyses": counts["analyses"] or 0, "share_links": counts["share_links"] or 0}
+
+
+def snapshot_volume_claims(*, snapshot: models.Snapshot) -> QuerySet[models.VolumeClaim]:
+    return models.VolumeClaim.objects.filter(snapshot=snapshot).order_by("namespace", "name")
+
+
+def snapshot_node_attachments(*, snapshot: models.Snapshot) -> QuerySet[models.NodeAttachments]:
+    return models.NodeAttachments.objects.filter(snapshot=snapshot).order_by("node", "driver")
+
+
+def snapshot_devices(*, snapshot: models.Snapshot) -> QuerySet[models.Device]:
+    return models.Device.objects.filter(snapshot=snapshot).order_by(
+        "node", "driver", "pool", "name"
+    )

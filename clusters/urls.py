@@ -15,4 +15,7 @@ urlpatterns = [
     path("<int:pk>/nodes/", views.snapshot_nodes, name="snapshot-nodes"),
     path("<int:pk>/pods/", views.snapshot_pods, name="snapshot-pods"),
     path("<int:pk>/pdbs/", views.snapshot_pdbs, name="snapshot-pdbs"),
+    path("<int:pk>/volumes/", views.snapshot_volumes, name="snapshot-volumes"),
+    path("<int:pk>/volumes/attachments/", views.snapshot_attachments, name="snapshot-attachments"),
+    path("<int:pk>/devices/", views.snapshot_devices, name="snapshot-devices"),
 ]

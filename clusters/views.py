@@ -7,6 +7,7 @@ href and every htmx form posts as a plain form too.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,13 @@ from clusters.ingest.scrub import scrub_report_lines
 from clusters.models import Snapshot
 from clusters.paging import paginate, query_without_page
 from clusters.pod_browse import POD_SORTS, PodQuery, node_is_exact, pods_filter
+from clusters.volume_browse import (
+    HELD_CHOICES,
+    BrowseQuery,
+    attachments_filter,
+    claims_filter,
+    devices_filter,
+)
 
 
 def _is_target(request: HttpRequest, target: str) -> bool:
@@ -286,3 +294,82 @@ def snapshot_pdbs(request: HttpRequest, pk: int) -> TemplateResponse:
         else "clusters/snapshot_pdbs.html"
     )
     return TemplateResponse(request, template, context)
+
+
+def _browse_page(
+    request: HttpRequest,
+    pk: int,
+    *,
+    rows: Callable[[Snapshot, BrowseQuery], Any],
+    count: Callable[[Snapshot], int | None],
+    panel: str,
+    page_template: str,
+    **extra: Any,
+) -> TemplateResponse:
+    """A Volumes or Devices page: its filters, a page of its rows, and the panel alone when
+    htmx swaps it (the address bar then shows the query, page included)."""
+    snapshot = selectors.snapshot_get(user=request.user, snapshot_id=pk)
+    query = BrowseQuery.from_get(request.GET)
+    filtered = rows(snapshot, query)
+    page = paginate(request, filtered, count=None if query.filtered else count(snapshot))
+    context = {
+        "snapshot": snapshot,
+        "page": page,
+        "filters": query,
+        "query": query.params().urlencode(),
+        **extra,
+    }
+    if _is_target(request, panel):
+        response = TemplateResponse(request, f"clusters/_{panel.replace('-', '_')}.html", context)
+        params = query.params()
+        if page.number > 1:
+            params["page"] = str(page.number)
+        response["HX-Push-Url"] = f"{request.path}?{params.urlencode()}" if params else request.path
+        return response
+    return TemplateResponse(request, page_template, context)
+
+
+@require_GET
+def snapshot_volumes(request: HttpRequest, pk: int) -> TemplateResponse:
+    """The PersistentVolumeClaims: class, modes, volume, where it lives, who uses it."""
+    return _browse_page(
+        request,
+        pk,
+        rows=lambda snapshot, query: claims_filter(
+            selectors.snapshot_volume_claims(snapshot=snapshot), query
+        ),
+        panel="volumes-panel",
+        page_template="clusters/snapshot_volumes.html",
+        count=lambda snapshot: snapshot.volume_claim_count,
+    )
+
+
+@require_GET
+def snapshot_attachments(request: HttpRequest, pk: int) -> TemplateResponse:
+    """Each node's CSI volumes in use against its CSINode's attach limit."""
+    return _browse_page(
+        request,
+        pk,
+        rows=lambda snapshot, query: attachments_filter(
+            selectors.snapshot_node_attachments(snapshot=snapshot), query
+        ),
+        panel="attachments-panel",
+        page_template="clusters/snapshot_attachments.html",
+        count=lambda snapshot: None,
+    )
+
+
+@require_GET
+def snapshot_devices(request: HttpRequest, pk: int) -> TemplateResponse:
+    """The devices ResourceSlices publish, by node, and the claim and pods holding each."""
+    return _browse_page(
+        request,
+        pk,
+        rows=lambda snapshot, query: devices_filter(
+            selectors.snapshot_devices(snapshot=snapshot), query
+        ),
+        panel="devices-panel",
+        page_template="clusters/snapshot_devices.html",
+        count=lambda snapshot: snapshot.device_count,
+        held_choices=HELD_CHOICES,
+    )

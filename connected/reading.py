@@ -4,7 +4,7 @@ only) run by a worker, plus the events of the last hour and OpenShift's profile.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -27,12 +27,14 @@ EVENTS_KEPT = 5000
 
 @dataclass(frozen=True)
 class ClusterRead:
-    """What one read gave: the files the ingest takes, the scrubbed events, and the
-    preset of OpenShift's Scheduler profile (None: not OpenShift, or none named)."""
+    """What one read gave: the files the ingest takes, the scrubbed events, the
+    preset of OpenShift's Scheduler profile (None: not OpenShift, or none named), and
+    the volume and device resources the cluster would not give ("<resource>: <why>")."""
 
     files: list[UploadedFile]
     events: list[dict[str, Any]]
     preset: str | None
+    left_out: list[str] = field(default_factory=list)
 
 
 def kubectl_for(cluster: Cluster, work: Path) -> Kubectl:
@@ -71,13 +73,15 @@ def kubectl_for(cluster: Cluster, work: Path) -> Kubectl:
 def cluster_read(cluster: Cluster, work: Path, *, now: datetime) -> ClusterRead:
     """Reads the cluster into ``work``; KubeError says why it could not."""
     kubectl = kubectl_for(cluster, work)
-    listed = _bounded(kubectl.read(work / "cluster.json", quiet=True))
-    files = [UploadedFile(name="cluster.json", data=listed)]
-    quotas = kubectl.read_quotas(work / "quotas.json")
-    if quotas is not None:
-        files.append(UploadedFile(name="quotas.json", data=_bounded(quotas)))
+    read = kubectl.read_snapshot(work, quotas=True, quiet=True)
+    files = [UploadedFile(name=path.name, data=_bounded(path)) for path in read.paths]
     events = recent_events(_bounded(kubectl.read_events(work / "events.json")), now=now)
-    return ClusterRead(files=files, events=events, preset=kubectl.read_openshift_profile())
+    return ClusterRead(
+        files=files,
+        events=events,
+        preset=kubectl.read_openshift_profile(),
+        left_out=read.left_out,
+    )
 
 
 def _bounded(path: Path) -> bytes:

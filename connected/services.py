@@ -174,8 +174,14 @@ def _take(cluster: Cluster, now: datetime) -> Snapshot:
         fields=fields,
     )
     # When it was read, not its objects' latest timestamp: the cluster's history runs on it.
-    Snapshot.objects.filter(pk=snapshot.pk).update(taken_at=now)
     snapshot.taken_at = now
+    # What the cluster would not give (no resource.k8s.io/v1, a role without storage):
+    # its what-ifs ignore those objects, and the snapshot says so.
+    snapshot.warnings = list(snapshot.warnings) + [
+        f"Left out of the read, so what-ifs on this snapshot ignore them: {line}"
+        for line in read.left_out
+    ]
+    Snapshot.objects.filter(pk=snapshot.pk).update(taken_at=now, warnings=snapshot.warnings)
     return snapshot
 
 

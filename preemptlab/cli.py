@@ -220,15 +220,13 @@ def _passed_on(args: argparse.Namespace) -> list[str]:
 
 def _snapshot_files(args: argparse.Namespace, work: Path, *, quotas: bool = False) -> list[str]:
     """The snapshot files given (- read from standard input), else the live cluster read
-    through kubectl into ``work`` (with its ResourceQuotas when ``quotas``)."""
+    through kubectl into ``work`` (its volume and device objects where it allows, with
+    its ResourceQuotas when ``quotas``)."""
     files = [s if s != "-" else _stdin_to(work / "stdin-snapshot") for s in args.snapshot]
     if files:
         return files
-    kubectl = Kubectl.from_args(args)
-    files = [str(kubectl.read(work / "live-cluster.json"))]
-    if quotas and (listed := kubectl.read_quotas(work / "quotas.json")) is not None:
-        files.append(str(listed))
-    return files
+    read = Kubectl.from_args(args).read_snapshot(work, quotas=quotas)
+    return [str(path) for path in read.paths]
 
 
 def _command(name: str, *argv: str) -> int:

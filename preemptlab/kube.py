@@ -36,6 +36,53 @@ DEFAULT_MAX_MEMORY = memory_bound(DEFAULT_MAX_BYTES)
 DEFAULT_TIMEOUT = 120.0
 
 
+@dataclass(frozen=True)
+class OptionalResource:
+    """A resource a snapshot holds where the cluster serves it and lets it be listed: the
+    volume plugins' and DynamicResources' objects. A cluster without them (no
+    resource.k8s.io/v1 before Kubernetes 1.34, a role without storage.k8s.io) still
+    gives its snapshot, and says what it left out."""
+
+    group: str  # the API group ("": core)
+    version: str
+    plural: str
+
+    @property
+    def asked(self) -> str:
+        """What kubectl is asked for: pinned to the version the snapshot reads (a cluster
+        serving only resource.k8s.io/v1beta1 has none of the v1 objects, rather than
+        objects of another shape)."""
+        return f"{self.plural}.{self.version}.{self.group}" if self.group else self.plural
+
+
+VOLUME_RESOURCES = (
+    OptionalResource("", "v1", "persistentvolumeclaims"),
+    OptionalResource("", "v1", "persistentvolumes"),
+    OptionalResource("storage.k8s.io", "v1", "storageclasses"),
+    OptionalResource("storage.k8s.io", "v1", "csinodes"),
+    OptionalResource("storage.k8s.io", "v1", "csidrivers"),
+    OptionalResource("storage.k8s.io", "v1", "volumeattachments"),
+    OptionalResource("storage.k8s.io", "v1", "csistoragecapacities"),
+)
+DEVICE_RESOURCES = (
+    OptionalResource("resource.k8s.io", "v1", "deviceclasses"),
+    OptionalResource("resource.k8s.io", "v1", "resourceslices"),
+    OptionalResource("resource.k8s.io", "v1", "resourceclaims"),
+    OptionalResource("resource.k8s.io", "v1", "resourceclaimtemplates"),
+)
+# Read in these groups, one kubectl call each when every resource of it can be listed.
+OPTIONAL_RESOURCES = {"volumes": VOLUME_RESOURCES, "devices": DEVICE_RESOURCES}
+
+
+@dataclass(frozen=True)
+class SnapshotRead:
+    """The files a live read wrote (the upload format, each a v1 List) and what it left
+    out: "<resource>: <why>", one for each optional resource the cluster would not give."""
+
+    paths: list[Path]
+    left_out: list[str]
+
+
 class KubeError(Exception):
     """kubectl could not give the cluster: what went wrong and what to do."""
 
@@ -148,6 +195,50 @@ class Kubectl:
                 file=sys.stderr,
             )
         return preset
+
+    def read_snapshot(
+        self, work: Path, *, quotas: bool = False, quiet: bool = False
+    ) -> SnapshotRead:
+        """A snapshot of the cluster into ``work``: nodes, pods, PDBs and classes (a
+        KubeError when they cannot be read), then the volume and device objects where
+        allowed, and the ResourceQuotas when ``quotas``."""
+        paths = [self.read(work / "cluster.json", quiet=quiet)]
+        left_out: list[str] = []
+        for name, resources in OPTIONAL_RESOURCES.items():
+            found, missing = self.read_optional(work, name, resources)
+            paths += found
+            left_out += missing
+        if quotas and (listed := self.read_quotas(work / "quotas.json")) is not None:
+            paths.append(listed)
+        return SnapshotRead(paths, left_out)
+
+    def read_optional(
+        self, work: Path, name: str, resources: tuple[OptionalResource, ...]
+    ) -> tuple[list[Path], list[str]]:
+        """The resources in one call when the cluster gives them all; else each alone,
+        those it refuses or does not serve left out, said on stderr."""
+        try:
+            listed = self.read(
+                work / f"{name}.json", resources=tuple(r.asked for r in resources), quiet=True
+            )
+            return [listed], []
+        except KubeError:
+            pass
+        paths: list[Path] = []
+        left_out: list[str] = []
+        for resource in resources:
+            try:
+                paths.append(
+                    self.read(
+                        work / f"{name}-{resource.plural}.json",
+                        resources=(resource.asked,),
+                        quiet=True,
+                    )
+                )
+            except KubeError as e:
+                left_out.append(f"{resource.asked}: {e}")
+                print(f"{resource.asked} left out: {e}", file=sys.stderr)
+        return paths, left_out
 
     def read_events(self, path: Path) -> Path:
         """The cluster's events (``kubectl get events -A -o json``: what kube-scheduler

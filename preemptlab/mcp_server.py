@@ -38,17 +38,17 @@ INSTRUCTIONS = (
 )
 
 
-def _snapshot_file(snapshot_path: str | None, work: Path) -> str:
-    """The snapshot to read, as a file in ``work``: a copy of the file given, read under
+def _snapshot_files(snapshot_path: str | None, work: Path) -> list[str]:
+    """The snapshot to read, as files in ``work``: a copy of the file given, read under
     the server's root within the limit (the commands then read only the copy), or the
-    current kubectl context."""
+    current kubectl context (its volume and device objects where it allows)."""
     from preemptlab.kube import Kubectl
 
     if snapshot_path:
         copy = work / f"snapshot-{Path(snapshot_path).name}"
         copy.write_bytes(ROOT.read(snapshot_path))
-        return str(copy)
-    return str(Kubectl().read(work / "live-cluster.json", quiet=True))
+        return [str(copy)]
+    return [str(path) for path in Kubectl().read_snapshot(work, quiet=True).paths]
 
 
 def whatif_json(
@@ -64,12 +64,12 @@ def whatif_json(
         raise ValueError(f"the manifest is above the {MAX_MANIFEST_BYTES // 2**10} KiB limit")
     with tempfile.TemporaryDirectory(prefix="preemptlab-mcp-") as tmp:
         work = Path(tmp)
-        snapshot = _snapshot_file(snapshot_path, work)
+        snapshots = _snapshot_files(snapshot_path, work)
         pod = work / "manifest.yaml"
         pod.write_text(manifest)
         flags = ["--recreate-victims"] * recreate_victims + ["--timeline"] * timeline
         out = io.StringIO()
-        call_command("whatif", snapshot, str(pod), "--format", "json", *flags, stdout=out)
+        call_command("whatif", *snapshots, str(pod), "--format", "json", *flags, stdout=out)
     answer: dict[str, Any] = json.loads(out.getvalue())
     return answer
 
@@ -81,11 +81,11 @@ def plan_json(
     from django.core.management import call_command
 
     with tempfile.TemporaryDirectory(prefix="preemptlab-mcp-") as tmp:
-        snapshot = _snapshot_file(snapshot_path, Path(tmp))
+        snapshots = _snapshot_files(snapshot_path, Path(tmp))
         critical = ["--critical", ",".join(critical_classes)] if critical_classes else []
         out = io.StringIO()
         call_command(
-            "plan", snapshot, "--format", "json", "--fail-on", "never", *critical, stdout=out
+            "plan", *snapshots, "--format", "json", "--fail-on", "never", *critical, stdout=out
         )
     answer: dict[str, Any] = json.loads(out.getvalue())
     return answer
@@ -96,8 +96,11 @@ def snapshot_summary(snapshot_path: str | None = None) -> dict[str, Any]:
     from scheduling.engine import load_cluster, read_documents
 
     with tempfile.TemporaryDirectory(prefix="preemptlab-mcp-") as tmp:
-        path = Path(_snapshot_file(snapshot_path, Path(tmp)))
-        objects = read_documents(path.read_bytes(), path.name)
+        objects = [
+            obj
+            for path in map(Path, _snapshot_files(snapshot_path, Path(tmp)))
+            for obj in read_documents(path.read_bytes(), path.name)
+        ]
     kinds = Counter(str(o.get("kind")) for o in objects if isinstance(o, dict))
     cluster = load_cluster(objects)
     classes = sorted(cluster.resolver.by_name.values(), key=lambda c: -c.value)

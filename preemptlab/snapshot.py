@@ -36,26 +36,21 @@ def _kept(obj: dict[str, Any], namespace: str | None, selector: dict[str, str | 
     return all(k in labels if v is None else labels.get(k) == v for k, v in selector.items())
 
 
-def _quotas(kubectl: Kubectl, tmp: Path) -> list[Any]:
-    """ResourceQuotas, kept for the priority plan; a cluster that will not list them
-    still gives its snapshot, without them."""
-    path = kubectl.read_quotas(tmp / "quotas.json")
-    if path is None:
-        return []
-    items: list[Any] = orjson.loads(path.read_bytes()).get("items") or []
-    return items
-
-
 def save_snapshot(args: argparse.Namespace) -> None:
     from preemptlab.runtime import setup_django
 
     setup_django()
     from clusters.ingest.scrub import scrub_object, scrub_report_lines
 
-    kubectl = Kubectl.from_args(args)
     with tempfile.TemporaryDirectory(prefix="preemptlab-") as tmp:
-        listed = orjson.loads(kubectl.read(Path(tmp) / "cluster.json").read_bytes())
-        listed["items"] = list(listed.get("items") or []) + _quotas(kubectl, Path(tmp))
+        # The cluster's objects, then its volume and device objects and ResourceQuotas
+        # where it lets them be listed (each left out, said on stderr, where not).
+        read = Kubectl.from_args(args).read_snapshot(Path(tmp), quotas=True)
+        listed = orjson.loads(read.paths[0].read_bytes())
+        for path in read.paths[1:]:
+            listed["items"] = list(listed.get("items") or []) + list(
+                orjson.loads(path.read_bytes()).get("items") or []
+            )
     report: Counter[str] = Counter()
     selector = _selector(args.selector)
     items = [

@@ -38,12 +38,21 @@ _COLUMN_FIELDS = {
     "owner": "metadata.ownerReferences",
     "min_available": "spec.minAvailable",
     "max_unavailable": "spec.maxUnavailable",
+    "storage_class": "spec.storageClassName",
+    "binding_mode": "volumeBindingMode",
+    "volume_name": "spec.volumeName",
+    "driver": "spec.driver",
+    "node": "spec.nodeName",
+    "pool": "spec.pool.name",
 }
 _KINDS = {
     models.Node: "Node",
     models.Pod: "Pod",
     models.PodDisruptionBudget: "PodDisruptionBudget",
     models.PriorityClass: "PriorityClass",
+    models.VolumeClaim: "PersistentVolumeClaim",
+    models.NodeAttachments: "CSINode",
+    models.Device: "ResourceSlice",
 }
 
 

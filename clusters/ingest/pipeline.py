@@ -12,7 +12,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from clusters import models
-from clusters.constants import KIND_PDB, KIND_POD, OBJECTS_PER_CHUNK, SnapshotStatus
+from clusters.constants import KEPT_KINDS, KIND_PDB, KIND_POD, OBJECTS_PER_CHUNK, SnapshotStatus
 from clusters.ingest import rows
 from clusters.ingest.chunks import compress_in_background, raw_chunks
 from clusters.ingest.copy_rows import insert_rows
@@ -22,6 +22,12 @@ from clusters.ingest.progress import IngestProgress
 from clusters.ingest.reading import FileObjects, read_file
 from clusters.ingest.summary import latest_timestamp, no_cluster_message, node_warnings
 from clusters.ingest.uploaded import UploadedFile
+from clusters.ingest.volume_rows import (
+    StorageObjects,
+    attachment_rows,
+    claim_rows,
+    device_rows,
+)
 from clusters.pod_partitions import partition_table, pods_partitioned
 from scheduling.engine import Cluster, InvalidInput, load_cluster
 
@@ -52,7 +58,8 @@ def read_and_store(
     except InvalidInput as err:
         raise relocate(err, parts, origins) from None
     for kind, n in cluster.skipped.items():
-        skipped[kind] += n
+        if kind not in KEPT_KINDS:  # kept for the pages even where the engine reads none
+            skipped[kind] += n
     if not cluster.nodes and not cluster.pods:
         raise InvalidInput(no_cluster_message(skipped))
     # Stored in chunks so that "clone this pod" decodes one chunk, not the snapshot;
@@ -76,6 +83,7 @@ def read_and_store(
                 for obj in objects
                 if obj.get("kind") == KIND_PDB
             }
+            storage = StorageObjects.of(objects)
             raws = raw_chunks(objects, parts, origins)
             raw_sizes = [len(raw) for raw in raws]
             del objects, origins, parts
@@ -90,6 +98,8 @@ def read_and_store(
             classes = list(rows.priority_class_rows(cluster, snapshot))
             for _ in insert_rows(models.PriorityClass, classes):
                 pass
+            store_volumes_and_devices(snapshot, storage)
+            del storage
             models.SnapshotChunk.objects.bulk_create(
                 (
                     models.SnapshotChunk(snapshot=snapshot, position=i, data=data, raw_size=size)
@@ -109,6 +119,19 @@ def read_and_store(
             storing.abandon()
         raise
     return cluster
+
+
+def store_volumes_and_devices(snapshot: models.Snapshot, storage: StorageObjects) -> None:
+    """The Volumes and Devices tabs' rows; their counts on the snapshot (saved with it).
+    insert_rows yields its running count: the largest is how many rows it stored."""
+    snapshot.volume_claim_count = max(
+        insert_rows(models.VolumeClaim, claim_rows(storage, snapshot)), default=0
+    )
+    for _ in insert_rows(models.NodeAttachments, attachment_rows(storage, snapshot)):
+        pass
+    snapshot.device_count = max(
+        insert_rows(models.Device, device_rows(storage, snapshot)), default=0
+    )
 
 
 def scheduler_config_of(parts: list[FileObjects]) -> tuple[dict[str, Any], str] | None:

@@ -7,8 +7,12 @@ snapshot reads files exactly as the engine does.
 A snapshot keeps only the fields scheduling and the pages read (the structs
 below name them): metadata (names, labels, owners), the scheduling fields of
 a pod spec (containers' names, images, resources and ports; affinity,
-tolerations, priority, ...), node taints and allocatable, PDB spec and status.
-Everything else (volumes, probes, container statuses, env) is not kept.
+tolerations, priority, the volumes the volume plugins read, resource claims,
+...), node taints and allocatable, PDB spec and status, and the fields of the
+storage objects (PersistentVolumeClaims, PersistentVolumes, StorageClasses, the
+CSI objects) and DRA objects (DeviceClasses, ResourceSlices, ResourceClaims and
+their templates) that kube-scheduler reads. Everything else (probes, container
+statuses, env, other volume sources) is not kept.
 
 Large kubectl JSON dumps take a fast path: msgspec decodes straight into
 those structs, so managedFields, env values and the data of Secrets and
@@ -31,6 +35,7 @@ from msgspec import UNSET, Raw, UnsetType
 
 from clusters.constants import KEPT_KINDS
 from clusters.ingest.scrub import scrub_object
+from clusters.ingest.shapes import CHECKS, shape_problem
 from clusters.kube_names import metadata_problem
 from operations.input_limits import unstorable_value
 from scheduling.engine import InvalidInput, load_scheduler_config, read_documents
@@ -52,6 +57,8 @@ class _Meta(msgspec.Struct, rename="camel", omit_defaults=True):
     creation_timestamp: Any = UNSET
     deletion_timestamp: Any = UNSET
     deletion_grace_period_seconds: Any = UNSET
+    # A ResourceClaim's delete-protection (DynamicResources writes and clears it).
+    finalizers: Any = UNSET
     # Unparsed slices of the input: counted, then dropped.
     managed_fields: Raw | UnsetType = UNSET
 
@@ -66,8 +73,28 @@ class _Container(msgspec.Struct, rename="camel", omit_defaults=True):
     env_from: Raw | UnsetType = UNSET
 
 
+class _Volume(msgspec.Struct, rename="camel", omit_defaults=True):
+    """A pod's volume: only the sources kube-scheduler's volume plugins read (claims,
+    generic ephemeral volumes, the in-tree disks VolumeRestrictions compares and CSI
+    migration translates); a secret, configMap or projected volume keeps its name only."""
+
+    name: Any = UNSET
+    persistent_volume_claim: Any = UNSET
+    ephemeral: Any = UNSET
+    gce_persistent_disk: Any = UNSET
+    aws_elastic_block_store: Any = UNSET
+    azure_disk: Any = UNSET
+    azure_file: Any = UNSET
+    cinder: Any = UNSET
+    vsphere_volume: Any = UNSET
+    portworx_volume: Any = UNSET
+    iscsi: Any = UNSET
+    rbd: Any = UNSET
+
+
 class _Spec(msgspec.Struct, rename="camel", omit_defaults=True):
-    """The spec fields scheduling reads, of every kept kind (Pod, Node, PDB, quota)."""
+    """The spec fields scheduling reads, of every kept kind (Pod, Node, PDB, quota, the
+    storage and DRA kinds)."""
 
     # Pod
     containers: list[_Container] | UnsetType = UNSET
@@ -86,6 +113,8 @@ class _Spec(msgspec.Struct, rename="camel", omit_defaults=True):
     runtime_class_name: Any = UNSET
     scheduling_gates: Any = UNSET
     host_network: Any = UNSET
+    volumes: list[_Volume] | UnsetType = UNSET
+    resource_claims: Any = UNSET
     # Node
     unschedulable: Any = UNSET
     taints: Any = UNSET
@@ -98,6 +127,47 @@ class _Spec(msgspec.Struct, rename="camel", omit_defaults=True):
     hard: Any = UNSET
     scopes: Any = UNSET
     scope_selector: Any = UNSET
+    # PersistentVolumeClaim (resources and selector above)
+    volume_name: Any = UNSET
+    storage_class_name: Any = UNSET
+    access_modes: Any = UNSET
+    volume_mode: Any = UNSET
+    # PersistentVolume: its claim, topology and the sources the volume plugins read
+    capacity: Any = UNSET
+    claim_ref: Any = UNSET
+    node_affinity: Any = UNSET
+    persistent_volume_reclaim_policy: Any = UNSET
+    csi: Any = UNSET
+    local: Any = UNSET
+    host_path: Any = UNSET
+    gce_persistent_disk: Any = UNSET
+    aws_elastic_block_store: Any = UNSET
+    azure_disk: Any = UNSET
+    azure_file: Any = UNSET
+    cinder: Any = UNSET
+    vsphere_volume: Any = UNSET
+    portworx_volume: Any = UNSET
+    iscsi: Any = UNSET
+    rbd: Any = UNSET
+    # CSINode, CSIDriver, VolumeAttachment (nodeName above)
+    drivers: Any = UNSET
+    storage_capacity: Any = UNSET
+    attach_required: Any = UNSET
+    attacher: Any = UNSET
+    source: Any = UNSET
+    # DeviceClass, ResourceSlice, ResourceClaim (nodeName, nodeSelector above);
+    # a ResourceClaimTemplate's claim is its spec.metadata and spec.spec.
+    selectors: Any = UNSET
+    config: Any = UNSET
+    extended_resource_name: Any = UNSET
+    driver: Any = UNSET
+    pool: Any = UNSET
+    all_nodes: Any = UNSET
+    per_device_node_selection: Any = UNSET
+    shared_counters: Any = UNSET
+    devices: Any = UNSET
+    metadata: Any = UNSET
+    spec: Any = UNSET
 
 
 class _Status(msgspec.Struct, rename="camel", omit_defaults=True):
@@ -117,6 +187,14 @@ class _Status(msgspec.Struct, rename="camel", omit_defaults=True):
     disruptions_allowed: Any = UNSET
     disrupted_pods: Any = UNSET
     observed_generation: Any = UNSET
+    # Pod: the claims made from its templates
+    resource_claim_statuses: Any = UNSET
+    # PersistentVolumeClaim, VolumeAttachment, ResourceClaim
+    access_modes: Any = UNSET
+    attached: Any = UNSET
+    allocation: Any = UNSET
+    reserved_for: Any = UNSET
+    devices: Any = UNSET
 
 
 class _Object(msgspec.Struct, rename="camel", omit_defaults=True):
@@ -130,6 +208,17 @@ class _Object(msgspec.Struct, rename="camel", omit_defaults=True):
     global_default: Any = UNSET
     preemption_policy: Any = UNSET
     description: Any = UNSET
+    # StorageClass and CSIStorageCapacity keep theirs there too.
+    provisioner: Any = UNSET
+    parameters: Any = UNSET
+    reclaim_policy: Any = UNSET
+    volume_binding_mode: Any = UNSET
+    allowed_topologies: Any = UNSET
+    allow_volume_expansion: Any = UNSET
+    storage_class_name: Any = UNSET
+    capacity: Any = UNSET
+    maximum_volume_size: Any = UNSET
+    node_topology: Any = UNSET
     # A v1 List.
     items: list[_Object] | UnsetType = UNSET
 
@@ -150,7 +239,7 @@ def _kept_keys(struct: type[msgspec.Struct]) -> dict[str, type[msgspec.Struct] |
 
 
 _KEYS: dict[type[msgspec.Struct], dict[str, type[msgspec.Struct] | None]] = {
-    s: _kept_keys(s) for s in (_Meta, _Container, _Spec, _Status, _Object)
+    s: _kept_keys(s) for s in (_Meta, _Container, _Volume, _Spec, _Status, _Object)
 }
 
 
@@ -265,6 +354,14 @@ def refuse_invalid_metadata(obj: dict[str, Any], source: str, position: int) -> 
         raise _located(obj, source, position, *problem)
 
 
+def refuse_malformed(obj: dict[str, Any], source: str, position: int) -> None:
+    """InvalidInput naming the object and field when a storage or DRA field kube-scheduler
+    reads (or a pod's reference to one) has the wrong shape (clusters.ingest.shapes)."""
+    problem = shape_problem(obj)
+    if problem is not None:
+        raise _located(obj, source, position, *problem)
+
+
 def _located(obj: dict[str, Any], source: str, position: int, field: str, why: str) -> InvalidInput:
     found = obj.get("metadata")
     meta: dict[str, Any] = found if isinstance(found, dict) else {}
@@ -296,6 +393,8 @@ def _refuse_unstorable(found: FileObjects, *, suspect: bool) -> FileObjects:
             refuse_unstorable_object(obj, found.source, position)
     for obj, position in pairs:
         refuse_invalid_metadata(obj, found.source, position)
+        if obj.get("kind") in CHECKS:
+            refuse_malformed(obj, found.source, position)
     return found
 
 

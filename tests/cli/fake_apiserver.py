@@ -23,6 +23,17 @@ RESOURCES = [
     ("policy/v1", "PodDisruptionBudget", "poddisruptionbudgets", True),
     ("scheduling.k8s.io/v1", "PriorityClass", "priorityclasses", False),
     ("v1", "Event", "events", True),
+    ("v1", "PersistentVolumeClaim", "persistentvolumeclaims", True),
+    ("v1", "PersistentVolume", "persistentvolumes", False),
+    ("storage.k8s.io/v1", "StorageClass", "storageclasses", False),
+    ("storage.k8s.io/v1", "CSINode", "csinodes", False),
+    ("storage.k8s.io/v1", "CSIDriver", "csidrivers", False),
+    ("storage.k8s.io/v1", "VolumeAttachment", "volumeattachments", False),
+    ("storage.k8s.io/v1", "CSIStorageCapacity", "csistoragecapacities", True),
+    ("resource.k8s.io/v1", "DeviceClass", "deviceclasses", False),
+    ("resource.k8s.io/v1", "ResourceSlice", "resourceslices", False),
+    ("resource.k8s.io/v1", "ResourceClaim", "resourceclaims", True),
+    ("resource.k8s.io/v1", "ResourceClaimTemplate", "resourceclaimtemplates", True),
     # OpenShift's cluster-wide Scheduler: served only when one is among the objects.
     ("config.openshift.io/v1", "Scheduler", "schedulers", False),
 ]
@@ -57,8 +68,9 @@ def _group(name: str) -> dict[str, Any]:
 
 class FakeAPIServer:
     """``garbage``: resources answered with that many bytes of non-JSON; ``delay``: seconds
-    every list waits before answering. ``calls`` holds (method, path) of every request;
-    ``requests`` the paths of the GETs."""
+    every list waits before answering; ``unserved``: API groups the server does not have
+    (resource.k8s.io on a cluster older than 1.34). ``calls`` holds (method, path) of
+    every request; ``requests`` the paths of the GETs."""
 
     def __init__(
         self,
@@ -69,8 +81,10 @@ class FakeAPIServer:
         delay: float = 0.0,
         endless: set[str] | None = None,
         redirect: dict[str, str] | None = None,
+        unserved: set[str] | None = None,
     ) -> None:
         self.objects = objects
+        self.unserved = unserved or set()
         self.forbidden = forbidden or set()
         self.garbage = garbage or {}
         self.delay = delay
@@ -100,7 +114,11 @@ class FakeAPIServer:
             return 200, {
                 "kind": "APIGroupList",
                 "apiVersion": "v1",
-                "groups": [_group("policy"), _group("scheduling.k8s.io")]
+                "groups": [
+                    _group(name)
+                    for name in ("policy", "scheduling.k8s.io", "storage.k8s.io", "resource.k8s.io")
+                    if name not in self.unserved
+                ]
                 + (
                     [_group("config.openshift.io")]
                     if any(o.get("kind") == "Scheduler" for o in self.objects)
@@ -110,6 +128,8 @@ class FakeAPIServer:
         if route == "/version":
             return 200, {"major": "1", "minor": "35", "gitVersion": "v1.35.4"}
         for gv, kind, plural, _ in RESOURCES:
+            if gv.rpartition("/")[0] in self.unserved:
+                continue
             base = "/api/v1" if gv == "v1" else f"/apis/{gv}"
             if route == base:
                 return 200, _resource_list(gv)

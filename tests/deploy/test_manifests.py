@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from preemptlab.kube import OPENSHIFT_SCHEDULER, RESOURCES
+from preemptlab.kube import OPENSHIFT_SCHEDULER, OPTIONAL_RESOURCES, RESOURCES
 
 ROOT = Path(__file__).resolve().parents[2]
 KUBERNETES = ROOT / "deploy" / "kubernetes"
@@ -29,7 +29,8 @@ APP_IMAGE = "ghcr.io/preemptlab/preemptlab"
 READ_VERBS = {"get", "list", "watch"}
 
 # What the live read asks for (preemptlab/kube.py): the snapshot's resources, the quotas
-# and the events beside them, and OpenShift's Scheduler by name. API group of each.
+# and the events beside them, the volume and device objects (each names its group), and
+# OpenShift's Scheduler by name. API group of each.
 GROUPS = {
     "nodes": "",
     "pods": "",
@@ -93,6 +94,11 @@ def expected_rules() -> set[tuple[str, str, frozenset[str], tuple[str, ...]]]:
     """(apiGroup, resource, verbs, resourceNames) the live read needs, and no more."""
     asked = {*RESOURCES, "resourcequotas", "events"}  # read_quotas, read_events
     rules = {(GROUPS[r], r, frozenset(READ_VERBS), ()) for r in asked}
+    rules |= {
+        (r.group, r.plural, frozenset(READ_VERBS), ())
+        for resources in OPTIONAL_RESOURCES.values()
+        for r in resources
+    }
     resource, _, name = OPENSHIFT_SCHEDULER.partition("/")  # get schedulers.config... cluster
     plural, _, group = resource.partition(".")
     rules.add((group, plural, frozenset({"get"}), (name,)))

@@ -135,7 +135,7 @@ def test_a_teams_cluster_snapshots_are_the_teams(team: Any, owner: Any, member: 
     from connected.models import Cluster
 
     cluster = Cluster.objects.create(name="c", source="ctx", owner=owner, team=team)
-    read = mock.Mock(files=[], events=[], preset="")
+    read = mock.Mock(files=[], events=[], preset="", left_out=[])
     from clusters import services as cs
 
     read.files = [cs.UploadedFile(name="c.json", data=dump(small_cluster()))]
