@@ -286,7 +286,7 @@ def explain_failure(stderr: str, where: str, resources: tuple[str, ...]) -> str:
     if any(s in text for s in _NOT_JSON):
         return f"the cluster answered with something that is not Kubernetes JSON ({where})"
     if "doesn't have a resource type" in text:
-        return f"the cluster does not serve {', '.join(resources)} ({where})"
+        return f"the cluster does not serve it ({where})"
     return (
         f"kubectl could not read the cluster ({where}): `kubectl get pods -A` with the same "
         "context and kubeconfig says why"
