@@ -12,6 +12,7 @@ from pathlib import Path
 
 import django_stubs_ext
 import environ
+from kombu import Queue
 
 # ModelAdmin and Paginator are generic in django-stubs; this makes ModelAdmin[Model]
 # and Paginator[T] valid at runtime too.
@@ -62,6 +63,9 @@ if not DEBUG and (not SECRET_KEY or SECRET_KEY == _INSECURE_DEV_KEY):
     )
 
 ALLOWED_HOSTS = env("ALLOWED_HOSTS")
+# In a pod: its own address (the downward API's status.podIP), which Prometheus scrapes.
+if env.str("POD_IP", default=""):
+    ALLOWED_HOSTS.append(env.str("POD_IP"))
 CSRF_TRUSTED_ORIGINS = env("CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [
@@ -219,6 +223,18 @@ else:
     }
     CELERY_RESULT_BACKEND = "django-db"
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="preemptlab")
+# Cluster reads and alert deliveries on queues of their own (config/queues.py): in the
+# cluster, only the reader's worker holds the token, only the alerts' worker reaches
+# the receivers. A worker without -Q consumes every queue named here.
+PREEMPTLAB_CLUSTER_READS_QUEUE = env.str("PREEMPTLAB_CLUSTER_READS_QUEUE", default="cluster-reads")
+PREEMPTLAB_ALERTS_QUEUE = env.str("PREEMPTLAB_ALERTS_QUEUE", default="alerts")
+CELERY_TASK_QUEUES = [
+    Queue(name)
+    for name in dict.fromkeys(
+        (CELERY_TASK_DEFAULT_QUEUE, PREEMPTLAB_CLUSTER_READS_QUEUE, PREEMPTLAB_ALERTS_QUEUE)
+    )
+]
+CELERY_TASK_ROUTES = ["config.queues.route_task"]
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -423,10 +439,14 @@ AUTHENTICATION_BACKENDS = ["django.contrib.auth.backends.ModelBackend"]
 if OIDC_ENABLED:
     AUTHENTICATION_BACKENDS += ["accounts.oidc.Backend"]
 
-# /readyz: a worker is seen when it beat within PREEMPTLAB_WORKER_SEEN_SECONDS; each
+# /metrics and /readyz?verbose: a worker is seen when it beat within PREEMPTLAB_WORKER_SEEN_SECONDS; each
 # worker beats every PREEMPTLAB_HEARTBEAT_SECONDS (operations/heartbeat.py).
 PREEMPTLAB_HEARTBEAT_SECONDS = env.int("PREEMPTLAB_HEARTBEAT_SECONDS", default=15)
 PREEMPTLAB_WORKER_SEEN_SECONDS = env.int("PREEMPTLAB_WORKER_SEEN_SECONDS", default=60)
+# The file the heartbeat touches for the worker's liveness probe (operations/alive.py).
+PREEMPTLAB_HEARTBEAT_FILE = env.str(
+    "PREEMPTLAB_HEARTBEAT_FILE", default="/tmp/preemptlab-worker-alive"
+)
 
 # LOG_FORMAT=json: every line one JSON object (operations/logs.py), for Django, Celery
 # (which then leaves the root logger to these settings) and gunicorn (gunicorn.conf.py).

@@ -136,6 +136,9 @@ def celery_worker_factory(transactional_db: Any, settings: Any) -> Iterator[Work
             "DATABASE_URL": _database_url_for_subprocess(),
             "REDIS_URL": redis_url,
             "CELERY_QUEUE": queue,
+            # Cluster reads and alerts on this worker's own queues too (config/queues.py).
+            "PREEMPTLAB_CLUSTER_READS_QUEUE": f"{queue}-reads",
+            "PREEMPTLAB_ALERTS_QUEUE": f"{queue}-alerts",
             "DEBUG": "1",
             "PYTHONUNBUFFERED": "1",
         }
@@ -155,7 +158,7 @@ def celery_worker_factory(transactional_db: Any, settings: Any) -> Iterator[Work
                 "--without-mingle",
                 "--without-heartbeat",
                 "-Q",
-                queue,
+                f"{queue},{queue}-reads,{queue}-alerts",
                 "-n",
                 f"{queue}@%h",
                 "--loglevel=INFO",
@@ -170,6 +173,8 @@ def celery_worker_factory(transactional_db: Any, settings: Any) -> Iterator[Work
         app.conf.broker_url = redis_url
         app.conf.result_backend = redis_url
         app.conf.task_default_queue = queue
+        settings.PREEMPTLAB_CLUSTER_READS_QUEUE = f"{queue}-reads"
+        settings.PREEMPTLAB_ALERTS_QUEUE = f"{queue}-alerts"
         # Ready when it answers a real task, not merely when the process exists.
         deadline = time.monotonic() + 60
         while True:
