@@ -331,10 +331,12 @@ PREEMPTLAB_ANALYSIS_MAX_CYCLES = env.int("PREEMPTLAB_ANALYSIS_MAX_CYCLES", defau
 PREEMPTLAB_MAX_RESULT_BYTES = env.int("PREEMPTLAB_MAX_RESULT_BYTES", default=64 * 1024 * 1024)
 PREEMPTLAB_UNFINISHED_PER_USER = env.int("PREEMPTLAB_UNFINISHED_PER_USER", default=4)
 
-# Connected clusters' alerts and /metrics. A real preemption of a victim whose class is
-# critical is alerted: system-node-critical, system-cluster-critical and these classes.
+# Connected clusters' alerts and /metrics. Classes marked critical (connected/alert_rules.py:
+# the default preemption rule's floor): every *-critical class, and these.
 PREEMPTLAB_CRITICAL_CLASSES = env.list("PREEMPTLAB_CRITICAL_CLASSES", default=[])
 PREEMPTLAB_ALERT_RETRY_SECONDS = env.int("PREEMPTLAB_ALERT_RETRY_SECONDS", default=30)
+# Where people open the app: alerts link to it (an absolute URL a chat tool can open).
+PREEMPTLAB_BASE_URL = env.str("PREEMPTLAB_BASE_URL", default="http://localhost:8000")
 # /metrics answers a request bearing this token (none set: 401), or anyone when open.
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 METRICS_OPEN = env.bool("METRICS_OPEN", default=False)
@@ -342,7 +344,8 @@ METRICS_OPEN = env.bool("METRICS_OPEN", default=False)
 CELERY_BEAT_SCHEDULE = {
     "connected: unreadable clusters": {
         "task": "connected.unreadable_check",
-        "schedule": 300.0,
+        # A rule may say "unreadable>=2m": looked at every minute.
+        "schedule": 60.0,
     },
 }
 

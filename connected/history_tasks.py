@@ -3,6 +3,7 @@ alerts), the hourly look for unreadable clusters, and one alert's delivery."""
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -14,6 +15,8 @@ from django.utils import timezone
 from clusters.models import Snapshot
 from connected import alerts
 from connected.history_models import AlertDelivery
+from connected.models import Cluster
+from connected.signing import signed_headers
 
 log = logging.getLogger(__name__)
 
@@ -77,13 +80,20 @@ def alert_send(delivery: AlertDelivery) -> None:
     """One attempt: POST the payload; a 2xx marks it sent, anything else raises
     ReceiverFailed after recording the status or the error."""
     delivery.attempts += 1
+    # Signed over the exact bytes sent, with this attempt's time (connected/signing.py).
+    body = json.dumps(delivery.payload, ensure_ascii=False).encode()
+    secret = Cluster.objects.values_list("webhook_secret", flat=True).get(pk=delivery.cluster_id)
     try:
         response = requests.post(
             delivery.url,
-            json=delivery.payload,
+            data=body,
             timeout=ALERT_TIMEOUT,
             allow_redirects=False,
-            headers={"User-Agent": "preemptlab-alerts"},
+            headers={
+                "User-Agent": "preemptlab-alerts",
+                "Content-Type": "application/json",
+                **signed_headers(secret, body),
+            },
         )
     except requests.RequestException as e:
         delivery.error = f"{type(e).__name__}: {str(e)[:300]}"
