@@ -223,3 +223,33 @@ def test_bad_rules_and_secrets_are_named(owner: Any, args: list[str], message: s
     _run("add", "prod", "--context", "a", "--owner", "owner")
     with pytest.raises(CommandError, match=message):
         _run("edit", "prod", *args)
+
+
+def test_the_admin_sets_alert_rules_and_shows_a_generated_secret_once(
+    client: Any, django_user_model: Any, owner: Any
+) -> None:
+    root = django_user_model.objects.create_superuser("root", "root@example.com", "x")
+    client.force_login(root)
+    form = {"name": "prod", "source": "ctx", "schedule_seconds": "60", "keep": "5",
+            "owner": owner.pk, "team": "", "webhook_urls": "[]",
+            "alert_rules_text": "preemption>=1000000000\npdb-at-zero\n"}  # fmt: skip
+    added = client.post("/admin/connected/cluster/add/", form, follow=True)
+    cluster = Cluster.objects.get(name="prod")
+    assert cluster.alert_rules == ["preemption>=1000000000", "pdb-at-zero"]
+    page = added.content.decode()
+    assert cluster.webhook_secret in page  # shown once, after saving
+    again = client.get(f"/admin/connected/cluster/{cluster.pk}/change/").content.decode()
+    assert cluster.webhook_secret not in again
+    assert "preemption&gt;=1000000000\npdb-at-zero" in again
+    bad = client.post(
+        f"/admin/connected/cluster/{cluster.pk}/change/",
+        {**form, "alert_rules_text": "finding>=fatal"},
+    )
+    assert bad.status_code == 200 and b"a severity is info, warning or error" in bad.content
+    kept = client.post(
+        f"/admin/connected/cluster/{cluster.pk}/change/", {**form, "alert_rules_text": ""}
+    )
+    assert kept.status_code == 302
+    secret = cluster.webhook_secret
+    cluster.refresh_from_db()
+    assert cluster.alert_rules is None and cluster.webhook_secret == secret
