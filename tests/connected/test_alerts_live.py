@@ -244,7 +244,10 @@ def test_a_critical_preemption_and_a_pdb_at_zero_are_alerted_signed_and_the_fail
         # first snapshot was taken.
         preemptor = pod("ingress-gw-1", PREEMPTOR_UID, "node-3", "system-cluster-critical",
                         2 * 10**9)  # fmt: skip
-        at = first.taken_at.replace(microsecond=0) + timedelta(seconds=1)
+        # Its time: after every read claimed so far (the next whole second), as a real
+        # event is after every read that did not see it.
+        now = datetime.now(UTC)
+        at = now.replace(microsecond=0) + timedelta(seconds=1)
         fake.objects = [*demo_objects(), *openshift_classes(), preemptor, preempted(at)]
         (body, raw, headers), *more = wait_until(
             "the preemption's webhook", lambda: receiver.of_kind("preemption"), 90, logs
