@@ -54,3 +54,38 @@ def test_the_snapshots_page_filters_by_cluster(cluster: Cluster, owner: Any, cli
     assert uploaded.get_absolute_url() in mine and read.get_absolute_url() not in mine
     # Nonsense is no filter, never an error.
     assert client.get("/snapshots/?cluster=abc").status_code == 200
+
+
+@pytest.mark.browser
+def test_the_grouped_home_page_and_the_filter_read_well_at_1366(
+    live_server: Any, page: Any, owner: Any, tmp_path: Any
+) -> None:
+    """A 40-character cluster name and long snapshot names: no sideways scroll, no
+    console or CSP error, the filter works from the page."""
+    from tests.conftest import browser_login
+
+    long = Cluster.objects.create(
+        name="platform-prod-eu-west-1-shared-services-a", source="ctx", owner=owner
+    )
+    make_snapshot(owner, small_cluster(), name="my-upload-" + "x" * 60)
+    for minutes in range(3):
+        cluster_snapshot(long, small_cluster(), timezone.now() - timedelta(minutes=minutes))
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    browser_login(page, live_server, "owner")
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.goto(f"{live_server.url}/")
+    group = page.locator("#cluster-snapshots li")
+    assert group.count() == 1 and "3 snapshots" in group.inner_text()
+    wide = "document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+    assert page.evaluate(wide)
+    page.screenshot(path=str(tmp_path / "home.png"))
+    page.goto(f"{live_server.url}/snapshots/")
+    page.select_option("#cluster-filter-choice", label=long.name)
+    page.click("#team-filter button[type=submit]")
+    page.wait_for_url(f"**/snapshots/?cluster={long.pk}")
+    rows = page.locator("#snapshot-table tbody tr")
+    assert rows.count() == 3
+    assert page.evaluate(wide)
+    assert errors == []
