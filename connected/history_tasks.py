@@ -1,5 +1,5 @@
 """Celery tasks of a cluster's history: a new snapshot's follow-up (digest, drift,
-alerts), the hourly look for unreadable clusters, and one alert's delivery."""
+alerts), the look (every minute) for unreadable clusters, and one alert's delivery."""
 
 from __future__ import annotations
 
