@@ -367,7 +367,9 @@ def test_every_skipped_check_says_why() -> None:
 def checkov(path: Path, framework: str) -> subprocess.CompletedProcess[str]:
     """checkov's JSON report on one file (offline: nothing downloaded); exit 1 when a
     check failed."""
-    assert CHECKOV.exists(), f"{CHECKOV}: make test (install-test) puts checkov in a venv of its own"
+    assert CHECKOV.exists(), (
+        f"{CHECKOV}: make test (install-test) puts checkov in a venv of its own"
+    )
     command = [str(CHECKOV), "-f", str(path), "--framework", framework, "-o", "json"]
     return subprocess.run(
         [*command, "--skip-download", "--quiet"],
