@@ -17,6 +17,7 @@ PREEMPTLAB_CRITICAL_CLASSES.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ from connected.drift import Drift
 from connected.every import format_every, parse_every
 from connected.preemptions import Preemption
 from scheduling.engine.plan import ERROR, INFO, WARNING
+
+log = logging.getLogger(__name__)
 
 DEFAULT_RULES = ("preemption", "pdb-at-zero", "finding>=error", "unreadable>=1h")
 UNREADABLE_DEFAULT_SECONDS = 3600
@@ -122,8 +125,19 @@ def parse_rules(texts: Iterable[str]) -> list[AlertRule]:
 
 
 def rules_of(stored: list[str] | None) -> list[AlertRule]:
-    """A cluster's rules: what it stores, or DEFAULT_RULES when it stores none (null)."""
-    return parse_rules(DEFAULT_RULES if stored is None else stored)
+    """A cluster's rules: what it stores, or DEFAULT_RULES when it stores none (null). A
+    stored phrase that reads as no rule (the row changed by hand: every way in checks
+    them) is left out, said in the log, rather than stopping every other alert."""
+    rules: list[AlertRule] = []
+    for text in DEFAULT_RULES if stored is None else stored:
+        try:
+            rule = parse_rule(text)
+        except RuleInvalid as err:
+            log.warning("alert rule left out: %s", err)
+            continue
+        if rule not in rules:
+            rules.append(rule)
+    return rules
 
 
 def is_critical(name: str | None, named: Iterable[str] = ()) -> bool:

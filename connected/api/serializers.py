@@ -10,7 +10,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from connected.alert_rules import DEFAULT_RULES, RuleInvalid, rules_of
+from connected.alert_rules import DEFAULT_RULES, rules_of
 from connected.models import Cluster
 
 
@@ -136,10 +136,7 @@ class ClusterSerializer(serializers.ModelSerializer[Cluster]):
         return obj.every
 
     def get_alert_rules_in_effect(self, obj: Cluster) -> list[str]:
-        try:
-            return [str(r) for r in rules_of(obj.alert_rules)]
-        except RuleInvalid:
-            return []
+        return [str(r) for r in rules_of(obj.alert_rules)]
 
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_new_webhook_secret(self, obj: Cluster) -> str | None:

@@ -87,3 +87,9 @@ def test_the_defaults_and_the_critical_floor() -> None:
     assert critical_floor(classes) == 10**9
     assert critical_floor({"x": 5, "y": 9}) is None  # none marked: every preemption
     assert critical_floor({"x": 5, "y": 9}, named=["y"]) == 9
+
+
+def test_a_stored_rule_that_reads_as_none_is_left_out_not_fatal() -> None:
+    assert [str(r) for r in rules_of(["pdb-at-zero", "nonsense", "pdb-at-zero"])] == [
+        "pdb-at-zero"
+    ]
