@@ -64,8 +64,10 @@ if not DEBUG and (not SECRET_KEY or SECRET_KEY == _INSECURE_DEV_KEY):
 
 ALLOWED_HOSTS = env("ALLOWED_HOSTS")
 # In a pod: its own address (the downward API's status.podIP), which Prometheus scrapes.
-if env.str("POD_IP", default=""):
-    ALLOWED_HOSTS.append(env.str("POD_IP"))
+_POD_IP = env.str("POD_IP", default="")
+if _POD_IP:
+    # An IPv6 address is matched in brackets, as a Host header writes it.
+    ALLOWED_HOSTS.append(f"[{_POD_IP}]" if ":" in _POD_IP else _POD_IP)
 CSRF_TRUSTED_ORIGINS = env("CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [
