@@ -7,7 +7,7 @@ PORT ?= 8000
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/test
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/0
 
-.PHONY: install run test drills probe lint check-types test-postgres test-sqlite bench clean
+.PHONY: install install-test run test drills probe lint check-types test-postgres test-sqlite bench clean
 
 $(BIN)/.installed: requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -24,7 +24,10 @@ $(CHECKOV_VENV)/.installed: requirements-checkov.lock
 	$(CHECKOV_VENV)/bin/pip install --quiet -r requirements-checkov.lock
 	touch $@
 
-install: $(BIN)/.installed $(CHECKOV_VENV)/.installed
+# What running needs (the app's venv); the tests add checkov's.
+install: $(BIN)/.installed
+
+install-test: install $(CHECKOV_VENV)/.installed
 
 # The app on the embedded default: a SQLite file and Celery's filesystem broker
 # under var/, a worker beside the web server, no DEBUG (scripts/run.sh).
@@ -41,7 +44,7 @@ check-types: install
 
 # Everything on PostgreSQL and Redis with real worker processes and a real
 # browser, then the suite that touches the database again on the SQLite default.
-test: install lint check-types
+test: install-test lint check-types
 	scripts/services.sh
 	scripts/chromium.sh
 	$(MAKE) --no-print-directory test-postgres test-sqlite

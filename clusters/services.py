@@ -269,6 +269,8 @@ def snapshot_give(*, snapshot: models.Snapshot, team: Any) -> None:
 def snapshot_rename(*, snapshot: models.Snapshot, name: str) -> None:
     snapshot.name = name
     snapshot.save(update_fields=["name"])
+
+
 def snapshot_pin(*, snapshot: models.Snapshot, by: Any, pinned: bool = True) -> None:
     """Pins the snapshot (a connected cluster's retention never deletes it), or unpins it;
     clusters/access.py checked ``by`` may change it. Pinning again keeps the first pin."""

@@ -45,12 +45,30 @@ def _is_target(request: HttpRequest, target: str) -> bool:
 def snapshot_list(request: HttpRequest) -> TemplateResponse:
     team = request.GET.get("team") or ""
     snapshots = selectors.snapshot_list(user=request.user, team=team)
+    # A connected cluster's snapshots, or the uploaded ones ("none"), as the API's
+    # ?cluster= filters them.
+    clusters = list(
+        selectors.snapshot_list(user=request.user)
+        .exclude(cluster=None)
+        .values_list("cluster_id", "cluster__name")
+        .distinct()
+        .order_by("cluster__name")
+    )
+    cluster = request.GET.get("cluster") or ""
+    if cluster == "none":
+        snapshots = snapshots.filter(cluster=None)
+    elif cluster.isdigit():
+        snapshots = snapshots.filter(cluster_id=int(cluster)).order_by("-taken_at", "-id")
+    else:
+        cluster = ""
     page = paginate(request, snapshots, per_page=25)
     context = {
         "page": page,
         "query": query_without_page(request),
         "teams": _teams(request),
         "team": team,
+        "clusters": [(str(pk), name) for pk, name in clusters],
+        "cluster": cluster,
     }
     template = (
         "clusters/_snapshot_table.html"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import django_stubs_ext
 import environ
+from kombu import Queue
 
 # ModelAdmin and Paginator are generic in django-stubs; this makes ModelAdmin[Model]
 # and Paginator[T] valid at runtime too.
@@ -63,6 +64,11 @@ if not DEBUG and (not SECRET_KEY or SECRET_KEY == _INSECURE_DEV_KEY):
     )
 
 ALLOWED_HOSTS = env("ALLOWED_HOSTS")
+# In a pod: its own address (the downward API's status.podIP), which Prometheus scrapes.
+_POD_IP = env.str("POD_IP", default="")
+if _POD_IP:
+    # An IPv6 address is matched in brackets, as a Host header writes it.
+    ALLOWED_HOSTS.append(f"[{_POD_IP}]" if ":" in _POD_IP else _POD_IP)
 CSRF_TRUSTED_ORIGINS = env("CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [
@@ -220,6 +226,18 @@ else:
     }
     CELERY_RESULT_BACKEND = "django-db"
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_QUEUE", default="preemptlab")
+# Cluster reads and alert deliveries on queues of their own (config/queues.py): in the
+# cluster, only the reader's worker holds the token, only the alerts' worker reaches
+# the receivers. A worker without -Q consumes every queue named here.
+PREEMPTLAB_CLUSTER_READS_QUEUE = env.str("PREEMPTLAB_CLUSTER_READS_QUEUE", default="cluster-reads")
+PREEMPTLAB_ALERTS_QUEUE = env.str("PREEMPTLAB_ALERTS_QUEUE", default="alerts")
+CELERY_TASK_QUEUES = [
+    Queue(name)
+    for name in dict.fromkeys(
+        (CELERY_TASK_DEFAULT_QUEUE, PREEMPTLAB_CLUSTER_READS_QUEUE, PREEMPTLAB_ALERTS_QUEUE)
+    )
+]
+CELERY_TASK_ROUTES = ["config.queues.route_task"]
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -319,8 +337,8 @@ PREEMPTLAB_ANALYSIS_MAX_CYCLES = env.int("PREEMPTLAB_ANALYSIS_MAX_CYCLES", defau
 PREEMPTLAB_MAX_RESULT_BYTES = env.int("PREEMPTLAB_MAX_RESULT_BYTES", default=64 * 1024 * 1024)
 PREEMPTLAB_UNFINISHED_PER_USER = env.int("PREEMPTLAB_UNFINISHED_PER_USER", default=4)
 
-# Connected clusters' alerts and /metrics. A real preemption of a victim whose class is
-# critical is alerted: system-node-critical, system-cluster-critical and these classes.
+# Connected clusters' alerts and /metrics. Classes marked critical (connected/alert_rules.py:
+# the default preemption rule's floor): every *-critical class, and these.
 PREEMPTLAB_CRITICAL_CLASSES = env.list("PREEMPTLAB_CRITICAL_CLASSES", default=[])
 PREEMPTLAB_ALERT_RETRY_SECONDS = env.int("PREEMPTLAB_ALERT_RETRY_SECONDS", default=30)
 # Webhook receivers are outbound only (connected/webhooks.py): loopback, link-local and
@@ -340,6 +358,8 @@ PREEMPTLAB_TAKE_NOW_SECONDS = env.int("PREEMPTLAB_TAKE_NOW_SECONDS", default=60)
 # Retention keeps a snapshot holding an analysis, advice, Explain verdict or live share
 # link younger than this many days (connected/services.py), and every pinned one.
 PREEMPTLAB_RETENTION_IN_USE_DAYS = env.int("PREEMPTLAB_RETENTION_IN_USE_DAYS", default=30)
+# Where people open the app: alerts link to it (an absolute URL a chat tool can open).
+PREEMPTLAB_BASE_URL = env.str("PREEMPTLAB_BASE_URL", default="http://localhost:8000")
 # /metrics answers a request bearing this token (none set: 401), or anyone when open.
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 METRICS_OPEN = env.bool("METRICS_OPEN", default=False)
@@ -347,7 +367,8 @@ METRICS_OPEN = env.bool("METRICS_OPEN", default=False)
 CELERY_BEAT_SCHEDULE = {
     "connected: unreadable clusters": {
         "task": "connected.unreadable_check",
-        "schedule": 300.0,
+        # A rule may say "unreadable>=2m": looked at every minute.
+        "schedule": 60.0,
     },
 }
 
@@ -454,10 +475,14 @@ AUTHENTICATION_BACKENDS = ["django.contrib.auth.backends.ModelBackend"]
 if OIDC_ENABLED:
     AUTHENTICATION_BACKENDS += ["accounts.oidc.Backend"]
 
-# /readyz: a worker is seen when it beat within PREEMPTLAB_WORKER_SEEN_SECONDS; each
+# /metrics and /readyz?verbose: a worker is seen when it beat within PREEMPTLAB_WORKER_SEEN_SECONDS; each
 # worker beats every PREEMPTLAB_HEARTBEAT_SECONDS (operations/heartbeat.py).
 PREEMPTLAB_HEARTBEAT_SECONDS = env.int("PREEMPTLAB_HEARTBEAT_SECONDS", default=15)
 PREEMPTLAB_WORKER_SEEN_SECONDS = env.int("PREEMPTLAB_WORKER_SEEN_SECONDS", default=60)
+# The file the heartbeat touches for the worker's liveness probe (operations/alive.py).
+PREEMPTLAB_HEARTBEAT_FILE = env.str(
+    "PREEMPTLAB_HEARTBEAT_FILE", default="/tmp/preemptlab-worker-alive"
+)
 
 # LOG_FORMAT=json: every line one JSON object (operations/logs.py), for Django, Celery
 # (which then leaves the root logger to these settings) and gunicorn (gunicorn.conf.py).

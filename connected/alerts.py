@@ -1,20 +1,20 @@
 """Alerts about a connected cluster, sent to the webhooks staff set on it.
 
-Sent on: a new error-severity finding; a real preemption of a victim whose class is
-critical (kube's system-node-critical and system-cluster-critical, plus the classes named
-in the setting PREEMPTLAB_CRITICAL_CLASSES); a cluster unreadable for an hour. Each alert
-goes to each receiver once (AlertDelivery's key), as JSON holding ``text`` (what a Slack
-or Teams incoming webhook shows) beside the details. A Celery task sends it with a timeout
-and retries; a failing receiver never holds a snapshot, and every attempt's HTTP status is
-kept for the cluster page.
+Sent on what the cluster's rules say (connected/alert_rules.py: a real preemption of a
+victim at or above a priority, a PDB at 0 allowed disruptions, a new finding of a
+severity, reads failing for a while). Each alert goes to each receiver once
+(AlertDelivery's key), as JSON: ``{cluster, rule, kind, text, url, facts}``, ``text``
+one line a Slack or Teams incoming webhook shows as is, ``url`` absolute
+(PREEMPTLAB_BASE_URL); each POST signed with the cluster's webhook secret
+(connected/signing.py). A Celery task sends it with a timeout and retries; a failing
+receiver never holds a snapshot, and every attempt's HTTP status is kept for the cluster
+page.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass
-from datetime import timedelta
 from functools import partial
 from typing import Any
 
@@ -23,96 +23,53 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from clusters.models import Snapshot
+from connected import alert_rules
+from connected.alert_rules import Alert, slack_escape
 from connected.history_models import AlertDelivery
 from connected.models import Cluster
 
 log = logging.getLogger(__name__)
 
-SYSTEM_CRITICAL = ("system-node-critical", "system-cluster-critical")
-UNREADABLE_AFTER = timedelta(hours=1)
-# Findings and preemptions one alert's text names before "and N more".
-NAMED = 5
+__all__ = ["Alert", "slack_escape"]
 
 
 def critical_classes() -> frozenset[str]:
-    return frozenset(SYSTEM_CRITICAL) | frozenset(
-        getattr(settings, "PREEMPTLAB_CRITICAL_CLASSES", ()) or ()
-    )
-
-
-def slack_escape(text: str) -> str:
-    """Slack's and Teams' text reads <...> as links and mentions: shown literally."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-@dataclass(frozen=True)
-class Alert:
-    kind: str
-    key: str
-    text: str
-    details: dict[str, Any]
-
-
-def _lines(items: list[str]) -> str:
-    shown = items[:NAMED]
-    more = f"\n… and {len(items) - len(shown)} more" if len(items) > len(shown) else ""
-    return "\n".join(f"• {slack_escape(i)}" for i in shown) + more
+    """The classes PREEMPTLAB_CRITICAL_CLASSES marks critical beside every *-critical one."""
+    return frozenset(getattr(settings, "PREEMPTLAB_CRITICAL_CLASSES", ()) or ())
 
 
 def drift_alerts(cluster: Cluster, drift: Any) -> list[Alert]:
-    """The alerts a drift (connected.drift.Drift) raises."""
-    alerts = []
-    for f in drift.new_errors:
-        alerts.append(
-            Alert(
-                "new-error",
-                f"{f.rule}:{'|'.join(sorted(f.objects))}"[:500],
-                f"[{slack_escape(cluster.name)}] new error: {_lines([f.short])[2:]}\n"
-                f"{slack_escape(f.message[:500])}",
-                {"finding": f.to_dict()},
-            )
-        )
-    critical = critical_classes()
-    hit = [p for p in drift.preemptions if p.victim_class in critical]
-    for p in hit:
-        alerts.append(
-            Alert(
-                "critical-preemption",
-                f"{p.victim}:{p.victim_uid}:{p.preemptor_uid}"[:500],
-                f"[{slack_escape(cluster.name)}] {slack_escape(p.victim)} "
-                f"({slack_escape(p.victim_class or '')}) was preempted by "
-                f"{slack_escape(p.preemptor or p.preemptor_uid)} on node {slack_escape(p.node)}",
-                {"preemption": p.to_dict()},
-            )
-        )
-    return alerts
+    """The alerts a drift (connected.drift.Drift) raises under the cluster's rules."""
+    rules = alert_rules.rules_of(cluster.alert_rules)
+    return alert_rules.drift_alerts(cluster.name, rules, drift, critical_classes())
 
 
 def unreadable_alert(cluster: Cluster, now: Any = None) -> Alert | None:
-    """The alert of a cluster whose reads have failed for an hour, once per outage."""
-    now = now or timezone.now()
-    if not cluster.failing:
-        return None
-    since = cluster.last_success_at or cluster.created
-    if now - since < UNREADABLE_AFTER:
-        return None
-    reason = cluster.last_failure_reason[:300] or "no reason given"
-    return Alert(
-        "unreadable",
-        f"since {since.isoformat()}",
-        f"[{slack_escape(cluster.name)}] unreadable since {since:%Y-%m-%d %H:%M} UTC: "
-        f"{slack_escape(reason)}",
-        {"since": since.isoformat(), "reason": reason},
+    """The alert of a cluster whose reads have failed for as long as its rule says."""
+    return alert_rules.unreadable_alert(
+        cluster.name,
+        alert_rules.rules_of(cluster.alert_rules),
+        failing=cluster.failing,
+        since=cluster.last_success_at or cluster.created,
+        reason=cluster.last_failure_reason,
+        now=now or timezone.now(),
     )
 
 
+def absolute_url(path: str) -> str:
+    """A link people open from a chat tool: PREEMPTLAB_BASE_URL and the path."""
+    return str(settings.PREEMPTLAB_BASE_URL).rstrip("/") + path
+
+
 def payload(cluster: Cluster, alert: Alert) -> dict[str, Any]:
+    url = absolute_url(cluster.get_absolute_url())
     return {
-        "text": alert.text,
         "cluster": cluster.name,
+        "rule": alert.rule,
         "kind": alert.kind,
-        "path": cluster.get_absolute_url(),
-        **alert.details,
+        "text": f"{alert.text}. {url}",
+        "url": url,
+        "facts": alert.details,
     }
 
 

@@ -123,7 +123,7 @@ class AlertDelivery(models.Model):
     cluster = models.ForeignKey(
         "connected.Cluster", on_delete=models.CASCADE, related_name="alerts"
     )
-    # "new-error" | "critical-preemption" | "unreadable"
+    # The rule's kind: "preemption" | "pdb-at-zero" | "finding" | "unreadable"
     kind = models.CharField(max_length=32)
     # What makes it the same alert (never sent twice to one receiver).
     key = models.CharField(max_length=500)

@@ -1,8 +1,9 @@
 """Celery tasks of a cluster's history: a new snapshot's follow-up (digest, drift,
-alerts), the hourly look for unreadable clusters, and one alert's delivery."""
+alerts), the look (every minute) for unreadable clusters, and one alert's delivery."""
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -14,6 +15,8 @@ from django.utils import timezone
 from clusters.models import Snapshot
 from connected import alerts
 from connected.history_models import AlertDelivery
+from connected.models import Cluster
+from connected.signing import signed_headers
 from connected.webhooks import ReceiverRefused, failure_class, receiver_check, status_class
 
 log = logging.getLogger(__name__)
@@ -78,15 +81,22 @@ def alert_send(delivery: AlertDelivery) -> None:
     """One attempt: POST the payload; a 2xx marks it sent, anything else raises
     ReceiverFailed after recording the status or the error."""
     delivery.attempts += 1
+    # Signed over the exact bytes sent, with this attempt's time (connected/signing.py).
+    body = json.dumps(delivery.payload, ensure_ascii=False).encode()
+    secret = Cluster.objects.values_list("webhook_secret", flat=True).get(pk=delivery.cluster_id)
     try:
         # Judged again at each send: the host may resolve elsewhere than at save.
         receiver_check(delivery.url)
         response = requests.post(
             delivery.url,
-            json=delivery.payload,
+            data=body,
             timeout=ALERT_TIMEOUT,
             allow_redirects=False,
-            headers={"User-Agent": "preemptlab-alerts"},
+            headers={
+                "User-Agent": "preemptlab-alerts",
+                "Content-Type": "application/json",
+                **signed_headers(secret, body),
+            },
         )
     except (requests.RequestException, ReceiverRefused) as e:
         # Its class only: the library's text quotes the URL, whose path is a secret.

@@ -22,6 +22,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector, CollectorRegistry
 
 from clusters.models import Snapshot
+from connected.health_metrics import ClusterHealthCollector
 from connected.history_models import ObservedPreemption, SnapshotDigest
 from connected.models import Cluster
 from scheduling.constants import AnalysisStatus
@@ -123,4 +124,5 @@ def metrics(request: HttpRequest) -> HttpResponse:
         return response
     registry = CollectorRegistry(auto_describe=False)
     registry.register(DatabaseCollector())
+    registry.register(ClusterHealthCollector())
     return HttpResponse(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)

@@ -34,6 +34,12 @@ class Cluster(models.Model):
     )
     # ["https://hooks.example/...", ...]: where alerts about the cluster are sent.
     webhook_urls = models.JSONField(default=list, blank=True)
+    # ["preemption>=1000000000", "pdb-at-zero", ...] (connected/alert_rules.py); null: the
+    # defaults.
+    alert_rules = models.JSONField(null=True, blank=True, default=None)
+    # Signs every alert POST (connected/signing.py). Generated when the cluster is
+    # defined, shown once to staff, never shown again.
+    webhook_secret = models.CharField(max_length=256, blank=True, default="", editable=False)
     # The database-stored schedule that takes its snapshots (kept in step on save).
     periodic_task = models.OneToOneField(
         "django_celery_beat.PeriodicTask",

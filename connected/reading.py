@@ -4,6 +4,8 @@ only) run by a worker, plus the events of the last hour and OpenShift's profile.
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -68,6 +70,24 @@ def kubectl_for(cluster: Cluster, work: Path) -> Kubectl:
         timeout=timeout,
         **limits,
     )
+
+
+def kubeconfig_contexts() -> list[str] | None:
+    """The contexts of the workers' kubeconfig, as ``kubectl config get-contexts`` names
+    them (it reads the file only, nothing of a cluster); None when kubectl cannot say."""
+    kubectl = shutil.which(settings.CONNECTED_KUBECTL)
+    if kubectl is None:
+        return None
+    command = [kubectl, "config", "get-contexts", "-o", "name"]
+    if settings.CONNECTED_KUBECONFIG:
+        command[1:1] = ["--kubeconfig", settings.CONNECTED_KUBECONFIG]
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if proc.returncode != 0:
+        return None
+    return [line.strip() for line in proc.stdout.splitlines() if line.strip()]
 
 
 def cluster_read(cluster: Cluster, work: Path, *, now: datetime) -> ClusterRead:

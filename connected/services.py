@@ -19,9 +19,11 @@ from clusters.constants import SnapshotStatus
 from clusters.models import Snapshot
 from clusters.services import SnapshotRejected, snapshot_create, snapshot_delete
 from connected import alerts
-from connected.models import Cluster, DeletedSnapshot
-from connected.reading import cluster_read
+from connected.alert_rules import RuleInvalid, parse_rules
+from connected.models import IN_CLUSTER, Cluster, DeletedSnapshot
+from connected.reading import cluster_read, kubeconfig_contexts
 from connected.schedule import schedule_remove, schedule_sync
+from connected.signing import SECRET_MIN_CHARS, new_secret
 from connected.webhooks import webhook_urls_refusal
 from operations.faults import is_database_fault, publish
 from operations.incidents import record_incident
@@ -61,14 +63,30 @@ def cluster_check(cluster: Cluster) -> None:
     refused = webhook_urls_refusal(urls)
     if refused is not None:
         raise ClusterInvalid("webhook_urls", refused)
+    try:
+        if cluster.alert_rules is not None:
+            if not isinstance(cluster.alert_rules, list):
+                raise RuleInvalid("Alert rules are a list of rules, or null for the defaults.")
+            cluster.alert_rules = [str(r) for r in parse_rules(cluster.alert_rules)]
+    except RuleInvalid as err:
+        raise ClusterInvalid("alert_rules", str(err)) from None
+    if cluster.webhook_secret and len(cluster.webhook_secret) < SECRET_MIN_CHARS:
+        raise ClusterInvalid(
+            "webhook_secret",
+            f"A webhook secret holds at least {SECRET_MIN_CHARS} characters "
+            "(or let one be generated).",
+        )
     others = Cluster.objects.filter(name=cluster.name).exclude(pk=cluster.pk)
     if others.exists():
         raise ClusterInvalid("name", f'A cluster named "{cluster.name}" exists already.')
 
 
 def cluster_save(cluster: Cluster) -> Cluster:
-    """Stores a new or changed cluster and keeps its schedule in step."""
+    """Stores a new or changed cluster and keeps its schedule in step. A cluster without
+    a webhook secret gets one (read it from the cluster before it is shown no more)."""
     cluster_check(cluster)
+    if not cluster.webhook_secret:
+        cluster.webhook_secret = new_secret()
     with transaction.atomic():
         cluster.save()
         schedule_sync(cluster)
@@ -84,6 +102,8 @@ def cluster_create(
     keep: int = 96,
     team: Any = None,
     webhook_urls: Sequence[str] = (),
+    alert_rules: Sequence[str] | None = None,
+    webhook_secret: str = "",
 ) -> Cluster:
     cluster = Cluster(
         name=name,
@@ -93,8 +113,26 @@ def cluster_create(
         keep=keep,
         team=team,
         webhook_urls=list(webhook_urls),
+        alert_rules=None if alert_rules is None else list(alert_rules),
+        webhook_secret=webhook_secret,
     )
     return cluster_save(cluster)
+
+
+def context_check(source: str) -> None:
+    """A kubeconfig context must be one of the workers' kubeconfig (CONNECTED_KUBECONFIG,
+    else kubectl's own default); ClusterInvalid naming those there. Nothing is checked
+    for in-cluster, or where kubectl cannot list them (said by the caller's first read)."""
+    if source == IN_CLUSTER:
+        return
+    contexts = kubeconfig_contexts()
+    if contexts is None or source in contexts:
+        return
+    where = settings.CONNECTED_KUBECONFIG or "kubectl's default kubeconfig"
+    there = ", ".join(contexts) if contexts else "none"
+    raise ClusterInvalid(
+        "source", f'No context "{source}" in {where}; its contexts: {there} (or in-cluster).'
+    )
 
 
 def cluster_delete(*, cluster: Cluster) -> None:

@@ -1,6 +1,9 @@
 """A worker says it is alive: a thread in its main process writes a row every
-PREEMPTLAB_HEARTBEAT_SECONDS, which /readyz reads (a worker seen within
-PREEMPTLAB_WORKER_SEEN_SECONDS).
+PREEMPTLAB_HEARTBEAT_SECONDS, which /metrics (preemptlab_workers_seen) and
+/readyz?verbose read (a worker seen within PREEMPTLAB_WORKER_SEEN_SECONDS), and touches
+the file PREEMPTLAB_HEARTBEAT_FILE, which the worker's own liveness probe reads
+(operations/alive.py): a probe that asks neither the database nor the broker, so that
+an outage of either never restarts every worker.
 
 In the database rather than the broker: it works the same on Redis and on the
 embedded filesystem broker (which answers no `celery inspect ping`, having no
@@ -15,6 +18,7 @@ import logging
 import socket
 import threading
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -38,6 +42,16 @@ def worker_seen() -> bool:
     return WorkerHeartbeat.objects.filter(seen_at__gte=since).exists()
 
 
+def touch(path: str) -> None:
+    """The probe's file, its time now ("": none kept)."""
+    if not path:
+        return
+    try:
+        Path(path).touch()
+    except OSError:  # a read-only or missing folder: the probe then fails and says so
+        log.warning("heartbeat: could not touch %s", path, exc_info=True)
+
+
 class HeartbeatThread(threading.Thread):
     def __init__(self, worker: str, interval: float) -> None:
         super().__init__(name="heartbeat", daemon=True)
@@ -47,6 +61,7 @@ class HeartbeatThread(threading.Thread):
 
     def run(self) -> None:
         while not self.stopping.is_set():
+            touch(settings.PREEMPTLAB_HEARTBEAT_FILE)
             try:
                 close_old_connections()
                 beat(self.worker)

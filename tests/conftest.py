@@ -126,9 +126,17 @@ def celery_worker_factory(transactional_db: Any, settings: Any) -> Iterator[Work
     previous = (app.conf.broker_url, app.conf.result_backend, app.conf.task_default_queue)
 
     def start(
-        *, pool: str = "solo", concurrency: int = 1, env: dict[str, str] | None = None
+        *,
+        pool: str = "solo",
+        concurrency: int = 1,
+        env: dict[str, str] | None = None,
+        queue: str | None = None,
+        consume: tuple[str, ...] = ("default", "reads", "alerts"),
     ) -> subprocess.Popen[str]:
-        queue = f"test-{uuid.uuid4().hex[:12]}"
+        # ``queue``: the queues of a worker started before (a reader beside it, say);
+        # ``consume``: which of its default, reads and alerts queues this one takes.
+        queue = queue or f"test-{uuid.uuid4().hex[:12]}"
+        queues = {"default": queue, "reads": f"{queue}-reads", "alerts": f"{queue}-alerts"}
         extra_env = env or {}
         env = {
             **os.environ,
@@ -136,11 +144,15 @@ def celery_worker_factory(transactional_db: Any, settings: Any) -> Iterator[Work
             "DATABASE_URL": _database_url_for_subprocess(),
             "REDIS_URL": redis_url,
             "CELERY_QUEUE": queue,
+            # Cluster reads and alerts on this worker's own queues too (config/queues.py).
+            "PREEMPTLAB_CLUSTER_READS_QUEUE": f"{queue}-reads",
+            "PREEMPTLAB_ALERTS_QUEUE": f"{queue}-alerts",
             "DEBUG": "1",
             "PYTHONUNBUFFERED": "1",
         }
         env.pop("TEST_DB_NAME", None)
-        log = open(ROOT / "var" / f"worker-{queue}.log", "w")  # noqa: SIM115 - closed below
+        name = queue if len(consume) == 3 else f"{queue}-{'-'.join(consume)}"
+        log = open(ROOT / "var" / f"worker-{name}.log", "w")  # noqa: SIM115 - closed below
         proc = subprocess.Popen(
             [
                 sys.executable,
@@ -155,9 +167,9 @@ def celery_worker_factory(transactional_db: Any, settings: Any) -> Iterator[Work
                 "--without-mingle",
                 "--without-heartbeat",
                 "-Q",
-                queue,
+                ",".join(queues[c] for c in consume),
                 "-n",
-                f"{queue}@%h",
+                f"{name}@%h",
                 "--loglevel=INFO",
             ],
             cwd=ROOT,
@@ -170,13 +182,16 @@ def celery_worker_factory(transactional_db: Any, settings: Any) -> Iterator[Work
         app.conf.broker_url = redis_url
         app.conf.result_backend = redis_url
         app.conf.task_default_queue = queue
+        settings.PREEMPTLAB_CLUSTER_READS_QUEUE = f"{queue}-reads"
+        settings.PREEMPTLAB_ALERTS_QUEUE = f"{queue}-alerts"
         # Ready when it answers a real task, not merely when the process exists.
         deadline = time.monotonic() + 60
         while True:
             if proc.poll() is not None:
                 raise RuntimeError(f"celery worker exited: {Path(log.name).read_text()}")
             try:
-                if app.send_task("preemptlab.ping", queue=queue).get(timeout=5) == "pong":
+                ping_queue = queues[consume[0]]
+                if app.send_task("preemptlab.ping", queue=ping_queue).get(timeout=5) == "pong":
                     return proc
             except Exception:
                 if time.monotonic() > deadline:

@@ -10,6 +10,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from connected.alert_rules import DEFAULT_RULES, rules_of
 from connected.models import Cluster
 
 
@@ -38,6 +39,27 @@ class ClusterSerializer(serializers.ModelSerializer[Cluster]):
         required=False,
         help_text="Where alerts about it are sent (shown to staff only).",
     )
+    alert_rules = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        allow_null=True,
+        help_text="Its alert rules (preemption, preemption>=PRIORITY, pdb-at-zero, "
+        "finding>=info|warning|error, unreadable>=DURATION); null: the defaults "
+        f"({', '.join(DEFAULT_RULES)}). Staff change them.",
+    )
+    alert_rules_in_effect = serializers.SerializerMethodField(
+        help_text="The rules that apply (the defaults spelled out when alert_rules is null)."
+    )
+    webhook_secret = serializers.CharField(
+        write_only=True,
+        required=False,
+        help_text="Staff: the secret alerts are signed with (16 characters or more), or "
+        '"generate" for a new one, returned once as new_webhook_secret. Never shown.',
+    )
+    new_webhook_secret = serializers.SerializerMethodField(
+        help_text="The webhook secret this very request generated (a new cluster, or "
+        '"generate"), shown this once; null otherwise.'
+    )
     reading = serializers.SerializerMethodField(help_text="A read is under way.")
     failing = serializers.BooleanField(
         read_only=True, help_text="The last attempt failed (see last_failure_reason)."
@@ -57,6 +79,10 @@ class ClusterSerializer(serializers.ModelSerializer[Cluster]):
             "owner",
             "team",
             "webhook_urls",
+            "alert_rules",
+            "alert_rules_in_effect",
+            "webhook_secret",
+            "new_webhook_secret",
             "created",
             "reading",
             "reading_since",
@@ -108,6 +134,16 @@ class ClusterSerializer(serializers.ModelSerializer[Cluster]):
 
     def get_every(self, obj: Cluster) -> str:
         return obj.every
+
+    def get_alert_rules_in_effect(self, obj: Cluster) -> list[str]:
+        return [str(r) for r in rules_of(obj.alert_rules)]
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_new_webhook_secret(self, obj: Cluster) -> str | None:
+        return getattr(obj, "generated_secret", None)
+
+    def validate_webhook_secret(self, value: str) -> str:
+        return "" if value == "generate" else value
 
     def get_reading(self, obj: Cluster) -> bool:
         return obj.reading_since is not None

@@ -28,14 +28,20 @@ def _staff_only(request: Request) -> None:
 
 
 def _saved(serializer: serializers.BaseSerializer[Cluster], **extra: Any) -> Cluster:
-    """The serializer's cluster, stored through the service (its schedule kept in step)."""
+    """The serializer's cluster, stored through the service (its schedule kept in step).
+    A secret generated here (a new cluster, or "generate") is on the cluster as
+    ``generated_secret`` for this one answer (new_webhook_secret)."""
     cluster = serializer.instance or Cluster()
     for field, value in {**serializer.validated_data, **extra}.items():
         setattr(cluster, field, value)
+    generated = not cluster.webhook_secret
     try:
-        return services.cluster_save(cluster)
+        saved = services.cluster_save(cluster)
     except services.ClusterInvalid as err:
         raise ValidationError({err.field: [err.message]}) from None
+    if generated:
+        saved.generated_secret = saved.webhook_secret  # type: ignore[attr-defined]
+    return saved
 
 
 class ClusterListCreate(generics.ListCreateAPIView[Cluster]):
@@ -75,13 +81,19 @@ class ClusterDetail(generics.RetrieveUpdateDestroyAPIView[Cluster]):
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
 
-    @extend_schema(summary="Change a cluster (staff only)")
+    @extend_schema(
+        summary="Change a cluster (staff only)",
+        description="Its source, schedule, team, webhooks, alert rules (alert_rules: a list "
+        "of rules, null for the defaults) and webhook secret (webhook_secret: yours, or "
+        '"generate": the answer holds it once as new_webhook_secret).',
+    )
     def patch(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         cluster = self.get_object()
         _staff_only(request)
         serializer = self.get_serializer(cluster, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
-        return Response(self.get_serializer(_saved(serializer)).data)
+        cluster = _saved(serializer)
+        return Response(self.get_serializer(cluster).data)
 
     @extend_schema(
         summary="Remove a cluster and its schedule (staff only); its snapshots stay",

@@ -60,3 +60,18 @@ def test_it_prints_the_demo_login_once(served: tuple[Path, Path]) -> None:
     )
     assert "password '" not in again.stdout
     assert "changepassword demo" in again.stdout
+
+
+def test_make_run_installs_only_what_running_needs_and_make_test_adds_checkov() -> None:
+    """`make run` builds the app's venv alone; checkov's (it scans the manifests in the
+    tests) only `make test` builds. Asked with -n -B: every recipe printed, none run."""
+
+    def recipes(target: str) -> str:
+        return subprocess.run(
+            ["make", "-n", "-B", target], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout
+
+    run = recipes("run")
+    assert "requirements.lock" in run and "scripts/run.sh" in run
+    assert ".venv-checkov" not in run and "requirements-checkov" not in run
+    assert "requirements-checkov.lock" in recipes("test")

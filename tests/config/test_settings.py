@@ -77,3 +77,15 @@ def test_it_reads_the_secret_key_kept_under_var(tmp_path):
     run = _settings({"DEBUG": "0", "PREEMPTLAB_VAR_DIR": str(tmp_path)}, "settings.SECRET_KEY")
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "k" * 50
+
+
+def test_a_pods_own_address_is_a_host_it_answers(tmp_path):
+    """Prometheus scrapes /metrics by the pod's address (POD_IP, the downward API's)."""
+    for pod_ip, host in (("10.1.2.3", "10.1.2.3"), ("fd00::7", "[fd00::7]")):
+        run = _settings(
+            {"DEBUG": "1", "PREEMPTLAB_VAR_DIR": str(tmp_path), "POD_IP": pod_ip,
+             "ALLOWED_HOSTS": "preemptlab.example.com,localhost"},
+            "settings.ALLOWED_HOSTS",
+        )  # fmt: skip
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.strip() == str(["preemptlab.example.com", "localhost", host])

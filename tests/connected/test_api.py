@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Group
 from django_celery_beat.models import PeriodicTask
 from rest_framework.test import APIClient
 
@@ -119,3 +120,51 @@ def test_take_a_snapshot_now_and_list_the_clusters_snapshots(
     assert len(_api(owner).get("/api/snapshots/").json()["results"]) == 2
     cluster = _api(owner).get(f"/api/clusters/{demo_cluster.pk}/").json()
     assert cluster["last_success_at"] and cluster["reading"] is False
+
+
+def test_staff_set_alert_rules_and_see_a_generated_secret_once(
+    staff: Any, owner: Any, teammate: Any
+) -> None:
+    api = _api(staff)
+    made = api.post("/api/clusters/", {"name": "prod", "source": "ctx"}, format="json")
+    assert made.status_code == 201, made.content
+    body = made.json()
+    cluster = Cluster.objects.get(pk=body["id"])
+    assert (
+        body["new_webhook_secret"] == cluster.webhook_secret and len(cluster.webhook_secret) >= 32
+    )
+    assert "webhook_secret" not in body
+    assert body["alert_rules"] is None
+    assert body["alert_rules_in_effect"] == [
+        "preemption", "pdb-at-zero", "finding>=error", "unreadable>=1h"
+    ]  # fmt: skip
+    # Never again: a GET and a PATCH that generates nothing hold no secret.
+    url = f"/api/clusters/{cluster.pk}/"
+    assert api.get(url).json()["new_webhook_secret"] is None
+    changed = api.patch(
+        url, {"alert_rules": ["preemption>=1000000000", "pdb-at-zero"]}, format="json"
+    )
+    assert changed.status_code == 200, changed.content
+    assert changed.json()["alert_rules"] == ["preemption>=1000000000", "pdb-at-zero"]
+    assert changed.json()["new_webhook_secret"] is None
+    rotated = api.patch(url, {"webhook_secret": "generate"}, format="json")
+    cluster.refresh_from_db()
+    assert rotated.json()["new_webhook_secret"] == cluster.webhook_secret
+    assert rotated.json()["new_webhook_secret"] != body["new_webhook_secret"]
+    mine = api.patch(url, {"webhook_secret": "a-secret-of-my-own-choice"}, format="json")
+    cluster.refresh_from_db()
+    assert mine.json()["new_webhook_secret"] is None
+    assert cluster.webhook_secret == "a-secret-of-my-own-choice"
+    # Refused, saying what to write; a member reads the rules and changes nothing.
+    bad = api.patch(url, {"alert_rules": ["preemption>=lots"]}, format="json")
+    assert bad.status_code == 400 and "a priority is an integer" in str(bad.json()["alert_rules"])
+    short = api.patch(url, {"webhook_secret": "short"}, format="json")
+    assert short.status_code == 400 and "16 characters" in str(short.json())
+    cluster.team = Group.objects.get(name="platform")
+    cluster.save()
+    member = _api(teammate)
+    assert member.get(url).json()["alert_rules"] == ["preemption>=1000000000", "pdb-at-zero"]
+    refused = member.patch(url, {"alert_rules": []}, format="json")
+    assert refused.status_code == 403
+    back = api.patch(url, {"alert_rules": None}, format="json")
+    assert back.status_code == 200 and back.json()["alert_rules"] is None

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.db import close_old_connections
 
 from clusters.models import Snapshot
@@ -87,6 +88,8 @@ def test_beat_takes_snapshots_on_the_schedule_and_keeps_it_across_a_restart(
             "DATABASE_URL": _database_url_for_subprocess(),
             "REDIS_URL": str(app.conf.broker_url),
             "CELERY_QUEUE": str(app.conf.task_default_queue),
+            "PREEMPTLAB_CLUSTER_READS_QUEUE": settings.PREEMPTLAB_CLUSTER_READS_QUEUE,
+            "PREEMPTLAB_ALERTS_QUEUE": settings.PREEMPTLAB_ALERTS_QUEUE,
             "DEBUG": "1",
         }
         env.pop("TEST_DB_NAME", None)

@@ -1,4 +1,5 @@
-"""manage.py cluster add|list|remove|snapshot, and the PeriodicTask kept in step."""
+"""manage.py cluster add|edit|list|remove|snapshot, and the PeriodicTask kept in step; a
+context is checked against the workers' kubeconfig; alert rules and the webhook secret."""
 
 from __future__ import annotations
 
@@ -18,6 +19,28 @@ from connected.every import format_every, parse_every
 from connected.models import Cluster
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def kubeconfig(tmp_path: Path, settings: Any) -> Path:
+    """The workers' kubeconfig: the contexts these tests name."""
+    path = tmp_path / "workers.kubeconfig"
+    contexts = ["prod-admin", "a", "b"]
+    path.write_text(
+        json.dumps(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "clusters": [{"name": "c", "cluster": {"server": "https://127.0.0.1:1"}}],
+                "users": [{"name": "u", "user": {"token": "not-a-secret"}}],
+                "contexts": [
+                    {"name": n, "context": {"cluster": "c", "user": "u"}} for n in contexts
+                ],
+            }
+        )
+    )
+    settings.CONNECTED_KUBECONFIG = str(path)
+    return path
 
 
 def _run(*args: str) -> str:
@@ -146,3 +169,87 @@ def test_a_schedule_left_by_a_cluster_deleted_with_its_owner_goes(
     assert not Cluster.objects.exists() and PeriodicTask.objects.count() == 1
     cluster_snapshot_task.apply(args=[pk])
     assert not PeriodicTask.objects.exists()
+
+
+def test_a_context_missing_from_the_kubeconfig_is_refused_naming_those_there(
+    owner: Any, kubeconfig: Path
+) -> None:
+    with pytest.raises(CommandError) as refused:
+        _run("add", "prod", "--context", "fakee", "--owner", "owner")
+    said = str(refused.value)
+    assert 'No context "fakee"' in said and "a, b, prod-admin" in said
+    assert str(kubeconfig) in said
+    assert not Cluster.objects.exists()
+    _run("add", "prod", "--in-cluster", "--owner", "owner")  # no kubeconfig asked
+    with pytest.raises(CommandError, match='No context "nope"'):
+        _run("edit", "prod", "--context", "nope")
+
+
+def test_edit_changes_only_what_is_given_and_sets_alert_rules(owner: Any) -> None:
+    said = _run("add", "prod", "--context", "a", "--owner", "owner", "--every", "90s")
+    # A new cluster's secret is generated and printed once.
+    cluster = Cluster.objects.get(name="prod")
+    assert len(cluster.webhook_secret) >= 32 and cluster.webhook_secret in said
+    assert cluster.alert_rules is None  # the defaults
+    assert "alerts: preemption, pdb-at-zero, finding>=error, unreadable>=1h" in said
+    said = _run(
+        "edit", "prod", "--alert", "preemption>=1000000000", "--alert", "pdb-at-zero",
+        "--alert", "unreadable>=10m", "--webhook-secret", "s" * 20,
+    )  # fmt: skip
+    cluster.refresh_from_db()
+    assert cluster.alert_rules == ["preemption>=1000000000", "pdb-at-zero", "unreadable>=10m"]
+    assert (cluster.source, cluster.schedule_seconds) == ("a", 90)
+    assert cluster.webhook_secret == "s" * 20 and "s" * 20 not in said
+    said = _run("edit", "prod", "--webhook-secret", "generate", "--alert", "none")
+    cluster.refresh_from_db()
+    assert cluster.webhook_secret != "s" * 20 and cluster.webhook_secret in said
+    assert cluster.alert_rules == [] and "alerts: none" in said
+    _run("edit", "prod", "--alert", "default")
+    cluster.refresh_from_db()
+    assert cluster.alert_rules is None
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--alert", "preemption>=high"], "a priority is an integer"),
+        (["--alert", "pdb"], "is not an alert rule"),
+        (["--alert", "finding>=fatal"], "a severity is info, warning or error"),
+        (["--alert", "unreadable>=soon"], "a duration is 90s, 15m or 2h"),
+        (["--webhook-secret", "short"], "at least 16 characters"),
+    ],
+)
+def test_bad_rules_and_secrets_are_named(owner: Any, args: list[str], message: str) -> None:
+    _run("add", "prod", "--context", "a", "--owner", "owner")
+    with pytest.raises(CommandError, match=message):
+        _run("edit", "prod", *args)
+
+
+def test_the_admin_sets_alert_rules_and_shows_a_generated_secret_once(
+    client: Any, django_user_model: Any, owner: Any
+) -> None:
+    root = django_user_model.objects.create_superuser("root", "root@example.com", "x")
+    client.force_login(root)
+    form = {"name": "prod", "source": "ctx", "schedule_seconds": "60", "keep": "5",
+            "owner": owner.pk, "team": "", "webhook_urls": "[]",
+            "alert_rules_text": "preemption>=1000000000\npdb-at-zero\n"}  # fmt: skip
+    added = client.post("/admin/connected/cluster/add/", form, follow=True)
+    cluster = Cluster.objects.get(name="prod")
+    assert cluster.alert_rules == ["preemption>=1000000000", "pdb-at-zero"]
+    page = added.content.decode()
+    assert cluster.webhook_secret in page  # shown once, after saving
+    again = client.get(f"/admin/connected/cluster/{cluster.pk}/change/").content.decode()
+    assert cluster.webhook_secret not in again
+    assert "preemption&gt;=1000000000\npdb-at-zero" in again
+    bad = client.post(
+        f"/admin/connected/cluster/{cluster.pk}/change/",
+        {**form, "alert_rules_text": "finding>=fatal"},
+    )
+    assert bad.status_code == 200 and b"a severity is info, warning or error" in bad.content
+    kept = client.post(
+        f"/admin/connected/cluster/{cluster.pk}/change/", {**form, "alert_rules_text": ""}
+    )
+    assert kept.status_code == 302
+    secret = cluster.webhook_secret
+    cluster.refresh_from_db()
+    assert cluster.alert_rules is None and cluster.webhook_secret == secret

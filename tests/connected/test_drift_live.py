@@ -88,7 +88,9 @@ def test_two_reads_drift_alert_and_metrics(
 ) -> None:
     settings.PREEMPTLAB_CRITICAL_CLASSES = ["cat-1"]
     settings.METRICS_TOKEN = "scrape"
-    receiver = Receiver(8897, 200)
+    # The receiver listens on loopback: listed as allowed.
+    settings.PREEMPTLAB_WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.0/8"]
+    receiver = Receiver(200)
     try:
         Cluster.objects.filter(pk=demo_cluster.pk).update(webhook_urls=[receiver.url])
         victim = _victim(fake.objects)
@@ -118,8 +120,9 @@ def test_two_reads_drift_alert_and_metrics(
     ]
     assert "class batch-high added above cat-2" in body["sentence"]
 
+    # The default rules: cat-1 is marked critical, so the lowest critical class.
     kinds = sorted(b["kind"] for b in receiver.bodies)
-    assert kinds == ["critical-preemption", "new-error"], receiver.bodies
+    assert kinds == ["finding", "pdb-at-zero", "preemption"], receiver.bodies
     assert any(victim_key in b["text"] for b in receiver.bodies)
 
     scraped = client.get("/metrics", HTTP_AUTHORIZATION="Bearer scrape").content.decode()

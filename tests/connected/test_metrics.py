@@ -97,3 +97,69 @@ def test_victim_classes_are_the_clusters_own_else_other(
         found[("preemptlab_preemptions_total", (("cluster", "prod"), ("victim_class", "other")))]
         == 300
     )
+
+
+def test_metrics_say_a_read_failing_its_last_success_the_pdbs_at_zero_and_the_workers(
+    two_snapshots: Any, client: Any, settings: Any
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from connected.models import Cluster
+    from operations.heartbeat import beat
+
+    settings.METRICS_TOKEN = TOKEN
+    _, after = two_snapshots
+    cluster = after.cluster
+    label = (("cluster", cluster.name),)
+
+    def scrape() -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+        got = client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {TOKEN}")
+        assert got.status_code == 200
+        return samples(got.content.decode())
+
+    found = scrape()
+    # The newest snapshot's PDBs at 0 (web-pdb), counted from the snapshot itself.
+    expected = after.pdbs.filter(disruptions_allowed=0).count()
+    assert expected == 1 and found[("preemptlab_pdbs_at_zero", label)] == expected
+    assert found[("preemptlab_cluster_read_failing", label)] == 0
+    assert ("preemptlab_cluster_last_read_success_timestamp_seconds", label) not in found
+    assert found[("preemptlab_workers_seen", ())] == 0
+    now = timezone.now()
+    Cluster.objects.filter(pk=cluster.pk).update(
+        last_success_at=now - timedelta(minutes=5), last_failure_at=now
+    )
+    beat("alive@host")
+    found = scrape()
+    assert found[("preemptlab_cluster_read_failing", label)] == 1
+    last = found[("preemptlab_cluster_last_read_success_timestamp_seconds", label)]
+    assert abs(last - (now - timedelta(minutes=5)).timestamp()) < 1
+    assert found[("preemptlab_workers_seen", ())] == 1
+
+
+def test_every_metric_the_prometheus_rule_alerts_on_is_one_metrics_serves() -> None:
+    """The monitoring component's PrometheusRule names only metrics /metrics has."""
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    from connected.health_metrics import ClusterHealthCollector
+    from connected.metrics import DatabaseCollector
+
+    rule = Path(__file__).resolve().parents[2] / "deploy/kubernetes/components/monitoring"
+    spec = yaml.safe_load((rule / "prometheusrule.yaml").read_text())["spec"]
+    named = {
+        m
+        for g in spec["groups"]
+        for r in g["rules"]
+        for m in re.findall(r"preemptlab_\w+", r["expr"])
+    }
+    served = set()
+    for collector in (DatabaseCollector, ClusterHealthCollector):
+        source = Path(__import__(collector.__module__, fromlist=["x"]).__file__ or "").read_text()
+        served |= set(re.findall(r'"(preemptlab_\w+)"', source))
+    # A counter family's samples end in _total.
+    served |= {f"{m}_total" for m in served}
+    assert named and named <= served, named - served

@@ -149,7 +149,7 @@ def test_a_host_that_does_not_resolve_is_saved_but_not_sent_to(settings: Any) ->
 def test_the_send_judges_the_address_again(
     cluster: Cluster, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    receiver = Receiver(0, 200)
+    receiver = Receiver(200)
     try:
         settings.PREEMPTLAB_WEBHOOK_ALLOWED_NETWORKS = []
         delivery = AlertDelivery.objects.create(
@@ -183,7 +183,7 @@ def test_a_failing_receiver_shows_members_no_path_and_staff_its_host(
     settings.PREEMPTLAB_WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.0/8"]
     cluster.team = Group.objects.get(name="platform")
     cluster.save()
-    failing, quiet = Receiver(0, 503), socket.socket()
+    failing, quiet = Receiver(503), socket.socket()
     quiet.bind(("127.0.0.1", 0))  # bound, never listening: the connection is refused
     refused_url = f"http://127.0.0.1:{quiet.getsockname()[1]}/hooks/nobody-listens"
     try:
@@ -211,7 +211,7 @@ def test_a_failing_receiver_shows_members_no_path_and_staff_its_host(
 
 @pytest.mark.worker
 def test_the_worker_log_holds_no_url_path(celery_worker_factory: WorkerFactory, owner: Any) -> None:
-    failing, quiet = Receiver(0, 500), socket.socket()
+    failing, quiet = Receiver(500), socket.socket()
     quiet.bind(("127.0.0.1", 0))
     refused_url = f"http://127.0.0.1:{quiet.getsockname()[1]}/hooks/nobody-listens"
     try:

@@ -26,7 +26,8 @@ RENDERINGS = ["base", *(f"overlays/{name}" for name in OVERLAYS)]
 CHECKOV = ROOT / ".venv-checkov" / "bin" / "checkov"
 SKIPS = KUBERNETES / "checkov-skips.yaml"
 APP_IMAGE = "ghcr.io/preemptlab/preemptlab"
-READ_VERBS = {"get", "list", "watch"}
+# No watch: the live read lists, it never watches.
+READ_VERBS = {"get", "list"}
 
 # What the live read asks for (preemptlab/kube.py): the snapshot's resources, the quotas
 # and the events beside them, the volume and device objects (each names its group), and
@@ -136,32 +137,65 @@ def test_the_service_account_may_read_exactly_what_the_live_read_asks(where: str
         "kind": "ClusterRole",
         "name": role["metadata"]["name"],
     }
-    (account,) = of_kind(objects, "ServiceAccount")
-    assert binding["subjects"] == [
-        {
-            "kind": "ServiceAccount",
-            "name": account["metadata"]["name"],
-            "namespace": account["metadata"]["namespace"],
-        }
-    ]
-    # Every app pod runs as that account; its token is mounted only where it reads.
-    assert account.get("automountServiceAccountToken") is False
+    accounts = {a["metadata"]["name"]: a for a in of_kind(objects, "ServiceAccount")}
+    (subject,) = binding["subjects"]
+    reader_account = accounts[subject["name"]]
+    assert subject == {
+        "kind": "ServiceAccount",
+        "name": reader_account["metadata"]["name"],
+        "namespace": reader_account["metadata"]["namespace"],
+    }
+    # No account mounts its token unless its pod asks.
+    assert all(a.get("automountServiceAccountToken") is False for a in accounts.values())
+    # Exactly one Deployment mounts a token: the reader, which consumes only the queue of
+    # cluster reads, and runs as the one bound account. Every other pod runs as an
+    # account no binding names, with no token.
+    mounting = {
+        name: d
+        for name, d in app_deployments(objects).items()
+        if d["spec"]["template"]["spec"].get("automountServiceAccountToken") is not False
+    }
+    assert list(mounting) == ["reader"], list(mounting)
+    reader = mounting["reader"]["spec"]["template"]["spec"]
+    assert reader["serviceAccountName"] == subject["name"]
+    assert consumed_queues(objects, reader["containers"][0]) == ["cluster-reads"]
     for component, deployment in app_deployments(objects).items():
         pod = deployment["spec"]["template"]["spec"]
-        assert pod["serviceAccountName"] == account["metadata"]["name"]
-        assert pod["automountServiceAccountToken"] is (component == "worker"), component
+        assert pod["serviceAccountName"] in accounts, component
+        if component != "reader":
+            assert pod["serviceAccountName"] != subject["name"], component
+            assert pod["automountServiceAccountToken"] is False, component
+
+
+def consumed_queues(objects: list[dict[str, Any]], container: dict[str, Any]) -> list[str]:
+    """The queues a Celery worker container consumes (its -Q); every worker names them."""
+    command = container["command"]
+    assert command[:4] == ["celery", "-A", "config", "worker"], command
+    assert "-Q" in command, f"{container['name']}: a worker names its queues"
+    return str(command[command.index("-Q") + 1]).split(",")
 
 
 @pytest.mark.parametrize("where", RENDERINGS)
 def test_web_worker_and_beat_run_as_the_manifests_say(where: str) -> None:
     deployments = app_deployments(rendered(where))
-    assert set(deployments) == {"web", "worker", "beat"}
+    assert set(deployments) == {"web", "worker", "reader", "alerts", "beat"}
     commands = {
         name: [c["command"] for c in d["spec"]["template"]["spec"]["containers"]]
         for name, d in deployments.items()
     }
     assert commands["web"][0][0] == "gunicorn" and "config.wsgi:application" in commands["web"][0]
-    assert commands["worker"][0][:4] == ["celery", "-A", "config", "worker"]
+    # Each worker Deployment consumes one queue: the one the settings route its tasks to
+    # (config/queues.py), so no task is left on a queue nobody consumes.
+    objects = rendered(where)
+    setting = {
+        "worker": "CELERY_QUEUE",
+        "reader": "PREEMPTLAB_CLUSTER_READS_QUEUE",
+        "alerts": "PREEMPTLAB_ALERTS_QUEUE",
+    }
+    for component, name in setting.items():
+        (c,) = deployments[component]["spec"]["template"]["spec"]["containers"]
+        assert consumed_queues(objects, c) == [app_environment(objects, c)[name]], component
+    assert app_environment(objects, c)["PREEMPTLAB_CLUSTER_READS_QUEUE"] == "cluster-reads"
     assert commands["beat"][0][:6] == [
         "celery",
         "-A",
@@ -177,7 +211,6 @@ def test_web_worker_and_beat_run_as_the_manifests_say(where: str) -> None:
     init = deployments["web"]["spec"]["template"]["spec"]["initContainers"]
     assert [c["command"] for c in init] == [["python", "manage.py", "migrate", "--no-input"]]
     # The Service reaches the web pods' port.
-    objects = rendered(where)
     (service,) = [s for s in of_kind(objects, "Service") if s["metadata"]["name"] == "preemptlab"]
     web_labels = deployments["web"]["spec"]["template"]["metadata"]["labels"]
     assert service["spec"]["selector"].items() <= web_labels.items()
@@ -193,7 +226,14 @@ def test_every_container_is_locked_down_bounded_and_writes_only_to_its_volumes(
     for deployment in of_kind(objects, "Deployment"):
         pod = deployment["spec"]["template"]["spec"]
         pod_security = pod["securityContext"]
-        assert pod_security["runAsNonRoot"] is True and pod_security["runAsUser"] > 10000
+        assert pod_security["runAsNonRoot"] is True
+        # The app's pods fix no user, group or fsGroup: the platform picks them (the
+        # image's 10001 on Kubernetes; the namespace's range under OpenShift's
+        # restricted-v2). A demo database of an overlay may fix a high one.
+        app = any(c["image"].startswith(APP_IMAGE + ":") for c in containers(pod))
+        for fixed in ("runAsUser", "runAsGroup", "fsGroup"):
+            assert not (app or where.endswith("openshift")) or fixed not in pod_security
+            assert pod_security.get(fixed, 10001) > 10000
         assert pod_security["seccompProfile"] == {"type": "RuntimeDefault"}
         assert not pod.get("hostNetwork") and not pod.get("hostPID") and not pod.get("hostIPC")
         volumes = {v["name"]: v for v in pod.get("volumes", [])}
@@ -201,6 +241,7 @@ def test_every_container_is_locked_down_bounded_and_writes_only_to_its_volumes(
             name = f"{where}: {deployment['metadata']['name']}/{c['name']}"
             security = c["securityContext"]
             assert security["runAsNonRoot"] is True, name
+            assert not {"runAsUser", "runAsGroup"} & set(security), name
             assert security["allowPrivilegeEscalation"] is False, name
             assert security["readOnlyRootFilesystem"] is True, name
             assert security["capabilities"] == {"drop": ["ALL"]}, name
@@ -232,8 +273,18 @@ def test_web_is_probed_on_healthz_and_readyz_and_the_worker_is_pinged(where: str
         host = {h["name"]: h["value"] for h in get["httpHeaders"]}["Host"]
         allowed = app_environment(rendered(where), web)["ALLOWED_HOSTS"].split(",")
         assert host in allowed
-    (worker,) = deployments["worker"]["spec"]["template"]["spec"]["containers"]
-    assert "inspect ping" in " ".join(worker["livenessProbe"]["exec"]["command"])
+    # Liveness asks nothing of the database or the broker: the web's /healthz, and each
+    # worker's own heartbeat file (operations/alive.py), which its thread touches.
+    objects = rendered(where)
+    for component in ("worker", "reader", "alerts"):
+        (c,) = deployments[component]["spec"]["template"]["spec"]["containers"]
+        command = c["livenessProbe"]["exec"]["command"]
+        assert command[:3] == ["python", "-m", "operations.alive"], component
+        heartbeat_file = app_environment(objects, c).get(
+            "PREEMPTLAB_HEARTBEAT_FILE", "/tmp/preemptlab-worker-alive"
+        )
+        assert command[3] == heartbeat_file and command[3].startswith("/tmp/"), component
+        assert float(command[4]) >= 4 * 15  # a few heartbeats (every 15 s) may be missed
 
 
 def app_environment(objects: list[dict[str, Any]], container: dict[str, Any]) -> dict[str, Any]:
@@ -265,11 +316,20 @@ def test_database_broker_and_key_come_from_the_secret(where: str) -> None:
             assert env["CONNECTED_SERVICEACCOUNT_DIR"] == (
                 "/var/run/secrets/kubernetes.io/serviceaccount"
             )
+    # /metrics' bearer token: the web's, from the same Secret (optional: without it
+    # /metrics answers 401, the pods still start).
+    (web,) = app_deployments(objects)["web"]["spec"]["template"]["spec"]["containers"]
+    token = next(v for v in web["env"] if v["name"] == "METRICS_TOKEN")
+    assert token["valueFrom"]["secretKeyRef"] == {
+        "name": secret_name,
+        "key": "METRICS_TOKEN",
+        "optional": True,
+    }
     secrets = of_kind(objects, "Secret")
     if where.endswith("with-postgres-redis"):
         # The demo generates the Secret it names, with every key it reads.
         secret = one(objects, "Secret", secret_name)
-        assert {"DATABASE_URL", "REDIS_URL", "SECRET_KEY"} <= set(secret["data"])
+        assert {"DATABASE_URL", "REDIS_URL", "SECRET_KEY", "METRICS_TOKEN"} <= set(secret["data"])
         # ... and the PostgreSQL and Redis it names are there.
         services = {s["metadata"]["name"] for s in of_kind(objects, "Service")}
         assert {"postgres", "redis"} <= services
@@ -313,7 +373,9 @@ def test_every_skipped_check_says_why() -> None:
 def checkov(path: Path, framework: str) -> subprocess.CompletedProcess[str]:
     """checkov's JSON report on one file (offline: nothing downloaded); exit 1 when a
     check failed."""
-    assert CHECKOV.exists(), f"{CHECKOV}: make install puts checkov in a venv of its own"
+    assert CHECKOV.exists(), (
+        f"{CHECKOV}: make test (install-test) puts checkov in a venv of its own"
+    )
     command = [str(CHECKOV), "-f", str(path), "--framework", framework, "-o", "json"]
     return subprocess.run(
         [*command, "--skip-download", "--quiet"],
@@ -363,6 +425,165 @@ def test_checkov_fails_what_the_skip_list_explains_and_nothing_is_skipped_for_no
     assert stale == [], f"{SKIPS.name} explains checks that no longer fail"
 
 
+# -- OpenShift, egress, and what production needs ------------------------------------------
+
+
+def pod_selected(policy: dict[str, Any], labels: dict[str, str]) -> bool:
+    selector = policy["spec"]["podSelector"]
+    if not selector.get("matchLabels", {}).items() <= labels.items():
+        return False
+    for e in selector.get("matchExpressions", []):
+        assert e["operator"] == "In", e
+        if labels.get(e["key"]) not in e["values"]:
+            return False
+    return True
+
+
+def egress_ports(objects: list[dict[str, Any]], labels: dict[str, str]) -> set[int]:
+    """Every port the pod may connect to (the union of the Egress policies selecting it)."""
+    ports: set[int] = set()
+    for policy in of_kind(objects, "NetworkPolicy"):
+        if "Egress" in policy["spec"]["policyTypes"] and pod_selected(policy, labels):
+            for rule in policy["spec"].get("egress", []):
+                ports |= {p["port"] for p in rule["ports"]}
+    return ports
+
+
+def test_the_openshift_overlay_fixes_no_user_and_serves_through_an_edge_route() -> None:
+    objects = rendered("overlays/openshift")
+    text = rendered_text("overlays/openshift")
+    assert not re.search(r"\b(runAsUser|runAsGroup|fsGroup)\b", text)
+    for deployment in of_kind(objects, "Deployment"):
+        pod = deployment["spec"]["template"]["spec"]
+        assert pod["securityContext"]["runAsNonRoot"] is True
+        assert all(c["securityContext"]["runAsNonRoot"] is True for c in containers(pod))
+    assert of_kind(objects, "Ingress") == []
+    (route,) = of_kind(objects, "Route")
+    assert route["apiVersion"] == "route.openshift.io/v1"
+    assert route["spec"]["tls"] == {
+        "termination": "edge",
+        "insecureEdgeTerminationPolicy": "Redirect",
+    }
+    (service,) = [s for s in of_kind(objects, "Service") if s["metadata"]["name"] == "preemptlab"]
+    assert route["spec"]["to"] == {"kind": "Service", "name": "preemptlab", "weight": 100}
+    assert route["spec"]["port"]["targetPort"] in {p["name"] for p in service["spec"]["ports"]}
+    config = one(objects, "ConfigMap", "preemptlab-settings")["data"]
+    assert route["spec"]["host"] in config["ALLOWED_HOSTS"].split(",")
+    assert config["PREEMPTLAB_BASE_URL"] == f"https://{route['spec']['host']}"
+    # OpenShift's DNS pods listen on 5353.
+    web = app_deployments(objects)["web"]["spec"]["template"]["metadata"]["labels"]
+    assert {53, 5353} <= egress_ports(objects, web)
+
+
+@pytest.mark.parametrize("where", RENDERINGS)
+def test_every_pod_is_held_by_an_egress_policy_to_what_it_needs(where: str) -> None:
+    objects = rendered(where)
+    policies = [
+        p for p in of_kind(objects, "NetworkPolicy") if "Egress" in p["spec"]["policyTypes"]
+    ]
+    store = {53, 5353, 5432, 6379, 6380}  # DNS, PostgreSQL, Redis
+    for deployment in of_kind(objects, "Deployment"):
+        labels = deployment["spec"]["template"]["metadata"]["labels"]
+        name = f"{where}: {deployment['metadata']['name']}"
+        assert any(pod_selected(p, labels) for p in policies), f"{name}: no egress policy"
+        ports = egress_ports(objects, labels)
+        component = labels["app.kubernetes.io/component"]
+        if component in ("web", "worker", "beat"):
+            assert ports <= store and {53, 5432, 6379} <= ports, (name, ports)
+        elif component == "reader":
+            assert ports - store == {443, 6443}, (name, ports)  # the API server
+        elif component == "alerts":
+            assert ports - store == {443, 80}, (name, ports)  # the receivers
+        else:  # the demo's PostgreSQL and Redis connect to nothing
+            assert ports == set(), (name, ports)
+    (alerts,) = [p for p in policies if p["metadata"]["name"] == "preemptlab-alerts-egress"]
+    for block in (t["ipBlock"] for rule in alerts["spec"]["egress"] for t in rule["to"]):
+        if block["cidr"] == "0.0.0.0/0":
+            assert {"10.0.0.0/8", "169.254.0.0/16", "127.0.0.0/8"} <= set(block["except"])
+
+
+@pytest.mark.parametrize("where", RENDERINGS)
+def test_the_namespace_enforces_restricted_and_the_pods_have_their_own_priority(
+    where: str,
+) -> None:
+    objects = rendered(where)
+    (namespace,) = of_kind(objects, "Namespace")
+    labels = namespace["metadata"]["labels"]
+    for mode in ("enforce", "audit", "warn"):
+        assert labels[f"pod-security.kubernetes.io/{mode}"] == "restricted"
+    (priority,) = of_kind(objects, "PriorityClass")
+    # Above ordinary workloads (0), far below the platform's critical classes (10^9).
+    assert 0 < priority["value"] < 10**9 and priority["globalDefault"] is False
+    assert priority["preemptionPolicy"] == "Never"
+    for component, deployment in app_deployments(objects).items():
+        pod = deployment["spec"]["template"]["spec"]
+        assert pod["priorityClassName"] == priority["metadata"]["name"], component
+    # The web replicas spread over nodes, on the web pods' own labels.
+    web = app_deployments(objects)["web"]["spec"]["template"]
+    keys = {c["topologyKey"] for c in web["spec"]["topologySpreadConstraints"]}
+    assert keys == {"kubernetes.io/hostname", "topology.kubernetes.io/zone"}
+    for c in web["spec"]["topologySpreadConstraints"]:
+        assert c["labelSelector"]["matchLabels"].items() <= web["metadata"]["labels"].items()
+
+
+def package_version() -> str:
+    text = (ROOT / "pyproject.toml").read_text()
+    found = re.search(r'(?m)^version = "([^"]+)"', text)
+    assert found
+    return found.group(1)
+
+
+@pytest.mark.parametrize("where", RENDERINGS)
+def test_the_image_tag_is_the_packages_version(where: str) -> None:
+    version = package_version()
+    for deployment in app_deployments(rendered(where)).values():
+        for c in containers(deployment["spec"]["template"]["spec"]):
+            if c["image"].startswith(APP_IMAGE + ":"):
+                assert c["image"] == f"{APP_IMAGE}:{version}"
+    assert f'org.opencontainers.image.version="{version}"' in (ROOT / "Dockerfile").read_text()
+
+
+def test_production_names_its_ingress_class_and_believes_no_wide_network() -> None:
+    import ipaddress
+
+    objects = rendered("overlays/production")
+    (ingress,) = of_kind(objects, "Ingress")
+    assert ingress["spec"]["ingressClassName"]
+    config = one(objects, "ConfigMap", "preemptlab-settings")["data"]
+    proxies = [ipaddress.ip_network(a) for a in config["PREEMPTLAB_PROXY_ADDRESSES"].split(",")]
+    assert proxies and all(n.prefixlen >= 24 for n in proxies), proxies
+    assert config["PREEMPTLAB_BASE_URL"].startswith("https://")
+
+
+def test_the_monitoring_component_scrapes_with_the_secrets_token() -> None:
+    objects = rendered("overlays/openshift")
+    (monitor,) = of_kind(objects, "ServiceMonitor")
+    (service,) = [s for s in of_kind(objects, "Service") if s["metadata"]["name"] == "preemptlab"]
+    assert (
+        monitor["spec"]["selector"]["matchLabels"].items() <= service["metadata"]["labels"].items()
+    )
+    (endpoint,) = monitor["spec"]["endpoints"]
+    assert endpoint["port"] in {p["name"] for p in service["spec"]["ports"]}
+    assert endpoint["path"] == "/metrics"
+    assert endpoint["authorization"] == {
+        "type": "Bearer",
+        "credentials": {"name": "preemptlab", "key": "METRICS_TOKEN"},
+    }
+    (rule,) = of_kind(objects, "PrometheusRule")
+    exprs = " ".join(r["expr"] for g in rule["spec"]["groups"] for r in g["rules"])
+    for metric in (
+        "preemptlab_cluster_read_failing",
+        "preemptlab_cluster_last_read_success_timestamp_seconds",
+        "preemptlab_pdbs_at_zero",
+        "preemptlab_preemptions_total",
+    ):
+        assert metric in exprs
+    # The web pod answers a scrape by its address (Host: the pod's IP).
+    (web,) = app_deployments(objects)["web"]["spec"]["template"]["spec"]["containers"]
+    pod_ip = next(v for v in web["env"] if v["name"] == "POD_IP")
+    assert pod_ip["valueFrom"] == {"fieldRef": {"fieldPath": "status.podIP"}}
+
+
 # -- the image -------------------------------------------------------------------------
 
 
@@ -376,10 +597,12 @@ def test_the_image_is_built_in_stages_runs_unprivileged_and_collects_its_static_
     stages = [rest for word, rest in instructions if word == "FROM"]
     assert len(stages) >= 2 and any("COPY --from=build" in line for line in dockerfile.splitlines())
     users = [rest.strip() for word, rest in instructions if word == "USER"]
-    assert users and users[-1].split(":")[0] == "10001"
-    # The manifests run it as that user.
-    for deployment in app_deployments(rendered("base")).values():
-        assert deployment["spec"]["template"]["spec"]["securityContext"]["runAsUser"] == 10001
+    # A numeric user (the kubelet checks runAsNonRoot on it) in group 0: OpenShift runs
+    # the image as any UID of the namespace's range, always in group 0.
+    assert users and users[-1] == "10001"
+    assert "useradd --system --uid 10001 --gid 0" in dockerfile
+    assert "-g 0 -m 0770 /app/var /app/staticfiles" in dockerfile
+    assert "chmod -R g=u /app/staticfiles" in dockerfile
     after_user = dockerfile[dockerfile.rindex("USER ") :]
     assert "collectstatic" in after_user
     assert "PREEMPTLAB_STATIC_ROOT=/app/staticfiles" in dockerfile

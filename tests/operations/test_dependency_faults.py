@@ -108,16 +108,22 @@ def test_pages_api_and_share_links_answer_503_while_the_database_is_down(
     assert r.status_code == 503
 
 
-def test_healthz_names_the_dependency_that_is_down_without_its_exception(
+def test_with_the_database_unreachable_liveness_answers_200_and_readiness_503(
     database_down: Any,
 ) -> None:
+    """The web pod is alive (a restart would mend nothing) and not ready (it cannot
+    answer a page): /healthz 200, /readyz 503 naming the database, without its exception."""
     database_down()
-    r = Client().get("/healthz")
+    assert Client().get("/healthz").status_code == 200
+    r = Client().get("/readyz")
     assert r.status_code == 503
     body = r.json()
     assert body["down"] == ["database"]
-    assert body["database"] == {"ok": False, "detail": "unreachable"}
+    assert body["database"] == {"ok": False, "detail": "unreachable", "decides": True}
     assert "OperationalError" not in r.content.decode() and "port" not in r.content.decode()
+    verbose = Client().get("/readyz?verbose")
+    assert verbose.status_code == 503
+    assert verbose.json()["database"]["ok"] is False and "broker" in verbose.json()
 
 
 @pytest.mark.django_db(transaction=True)

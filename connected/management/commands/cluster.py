@@ -1,4 +1,4 @@
-"""manage.py cluster add|list|remove|snapshot: connected clusters, defined by staff."""
+"""manage.py cluster add|edit|list|remove|snapshot: connected clusters, defined by staff."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.template.defaultfilters import pluralize
 
 from connected import selectors, services
+from connected.alert_rules import DEFAULT_RULES, rules_of
 from connected.every import parse_every
 from connected.models import IN_CLUSTER, Cluster
 
@@ -23,17 +24,44 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         sub = parser.add_subparsers(dest="action", required=True)
         add = sub.add_parser("add", help="Define a cluster (or change the one of that name).")
-        add.add_argument("name")
-        where = add.add_mutually_exclusive_group(required=True)
-        where.add_argument("--context", help="A context of the workers' kubeconfig.")
-        where.add_argument("--in-cluster", action="store_true", help="The pod's ServiceAccount.")
-        add.add_argument("--every", default="15m", help="Schedule: 90s, 15m, 2h (default 15m).")
-        add.add_argument("--keep", type=int, default=96, help="Newest snapshots kept (96).")
-        add.add_argument(
-            "--webhook", action="append", default=[], help="Alert URL (repeat for more)."
-        )
-        add.add_argument("--owner", help="Owner's username (default: the first superuser).")
-        add.add_argument("--team", help="A group whose members read the cluster.")
+        edit = sub.add_parser("edit", help="Change a cluster: only what is given changes.")
+        for command, required in ((add, True), (edit, False)):
+            command.add_argument("name")
+            where = command.add_mutually_exclusive_group(required=required)
+            where.add_argument(
+                "--context", help="A context of the workers' kubeconfig (checked there)."
+            )
+            where.add_argument(
+                "--in-cluster", action="store_true", help="The pod's ServiceAccount."
+            )
+            command.add_argument(
+                "--every", default="15m" if required else None, help="Schedule: 90s, 15m, 2h."
+            )
+            command.add_argument(
+                "--keep", type=int, default=96 if required else None, help="Newest kept (96)."
+            )
+            command.add_argument(
+                "--webhook",
+                action="append",
+                default=[] if required else None,
+                help="Alert URL (repeat for more; edit: replaces them; 'none': no webhook).",
+            )
+            command.add_argument(
+                "--alert",
+                action="append",
+                metavar="RULE",
+                help="An alert rule (repeat): preemption, preemption>=PRIORITY, pdb-at-zero, "
+                "finding>=SEVERITY, unreadable>=DURATION; 'default': the defaults "
+                f"({', '.join(DEFAULT_RULES)}); 'none': no alert.",
+            )
+            command.add_argument(
+                "--webhook-secret",
+                metavar="SECRET",
+                help="Sign alerts with this secret (16 characters or more), or 'generate' "
+                "a new one (printed once). A new cluster gets one generated.",
+            )
+            command.add_argument("--owner", help="Owner's username (default: the first superuser).")
+            command.add_argument("--team", help="A group whose members read the cluster.")
         sub.add_parser("list", help="The clusters, their schedule and last read.")
         remove = sub.add_parser("remove", help="Remove a cluster (its snapshots stay).")
         remove.add_argument("name")
@@ -50,16 +78,38 @@ class Command(BaseCommand):
             raise CommandError(f"No cluster named {name!r}.") from None
 
     def _add(self, options: dict[str, Any]) -> None:
-        try:
-            every = parse_every(options["every"])
-        except ValueError as e:
-            raise CommandError(str(e)) from None
         cluster = Cluster.objects.filter(name=options["name"]).first() or Cluster(
             name=options["name"]
         )
-        cluster.source = IN_CLUSTER if options["in_cluster"] else options["context"]
-        cluster.schedule_seconds, cluster.keep = every, options["keep"]
-        cluster.webhook_urls = options["webhook"]
+        self._save(cluster, options)
+
+    def _edit(self, options: dict[str, Any]) -> None:
+        self._save(self._cluster(options["name"]), options)
+
+    def _save(self, cluster: Cluster, options: dict[str, Any]) -> None:
+        if options["in_cluster"]:
+            cluster.source = IN_CLUSTER
+        elif options["context"] is not None:
+            try:
+                services.context_check(options["context"])
+            except services.ClusterInvalid as e:
+                raise CommandError(f"{e.field}: {e.message}") from None
+            cluster.source = options["context"]
+        if options["every"] is not None:
+            try:
+                cluster.schedule_seconds = parse_every(options["every"])
+            except ValueError as e:
+                raise CommandError(str(e)) from None
+        if options["keep"] is not None:
+            cluster.keep = options["keep"]
+        if options["webhook"] is not None:
+            cluster.webhook_urls = [u for u in options["webhook"] if u != "none"]
+        if options["alert"] is not None:
+            cluster.alert_rules = _rules(options["alert"])
+        secret = options["webhook_secret"]
+        if secret is not None:
+            cluster.webhook_secret = "" if secret == "generate" else secret
+        generated = not cluster.webhook_secret
         cluster.owner = (
             _owner(options["owner"]) if options["owner"] or not cluster.pk else cluster.owner
         )
@@ -72,13 +122,19 @@ class Command(BaseCommand):
             services.cluster_save(cluster)
         except services.ClusterInvalid as e:
             raise CommandError(f"{e.field}: {e.message}") from None
+        rules = ", ".join(str(r) for r in rules_of(cluster.alert_rules)) or "none"
         self.stdout.write(
             self.style.SUCCESS(
                 f"Cluster {cluster.name} ({cluster.source}) is read every "
                 f"{cluster.every}, keeping {cluster.keep}; "
-                f"owned by {cluster.owner.get_username()}."
+                f"owned by {cluster.owner.get_username()}; alerts: {rules}."
             )
         )
+        if generated:
+            self.stdout.write(
+                "Webhook secret (shown this once; receivers verify X-Preemptlab-Signature "
+                f"with it): {cluster.webhook_secret}"
+            )
 
     def _list(self, options: dict[str, Any]) -> None:
         for c in Cluster.objects.select_related("owner", "team"):
@@ -111,6 +167,14 @@ class Command(BaseCommand):
                 f"event{pluralize(len(snapshot.events))} of the last hour ({count} kept)."
             )
         )
+
+
+def _rules(given: list[str]) -> list[str] | None:
+    """--alert's rules: None for 'default' (the defaults, following future ones), [] for
+    'none'; checked by the service."""
+    if given == ["default"]:
+        return None
+    return [] if given == ["none"] else list(given)
 
 
 def _owner(username: str | None) -> Any:
