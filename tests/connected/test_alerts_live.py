@@ -197,6 +197,8 @@ def test_a_critical_preemption_and_a_pdb_at_zero_are_alerted_signed_and_the_fail
     settings: Any,
 ) -> None:
     settings.METRICS_TOKEN = TOKEN
+    # The receiver is on loopback: allowed here as an in-house receiver would be.
+    settings.PREEMPTLAB_WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.0/8"]
     victim = pod("checkout-1", VICTIM_UID, "node-3", "openshift-user-critical", 10**9)
     objects = [*demo_objects(), *openshift_classes(), victim]
     fake = FakeAPIServer(objects)

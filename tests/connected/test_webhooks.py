@@ -75,8 +75,18 @@ def test_loopback_receivers_are_refused_at_save_over_the_api(
 
 
 @pytest.mark.django_db
-def test_loopback_is_refused_by_the_command_and_the_service(owner: Any, settings: Any) -> None:
+def test_loopback_is_refused_by_the_command_and_the_service(
+    owner: Any, settings: Any, tmp_path: Path
+) -> None:
     settings.PREEMPTLAB_WEBHOOK_ALLOWED_NETWORKS = []
+    # The workers' kubeconfig has the context "ctx" (cluster add checks it is there).
+    kubeconfig = tmp_path / "workers.kubeconfig"
+    kubeconfig.write_text(
+        '{"apiVersion": "v1", "kind": "Config", "clusters": [{"name": "c", "cluster": '
+        '{"server": "https://127.0.0.1:1"}}], "users": [{"name": "u", "user": {}}], '
+        '"contexts": [{"name": "ctx", "context": {"cluster": "c", "user": "u"}}]}'
+    )
+    settings.CONNECTED_KUBECONFIG = str(kubeconfig)
     with pytest.raises(CommandError, match="loopback"):
         call_command(
             "cluster", "add", "prod", "--context", "ctx", "--owner", "owner",
