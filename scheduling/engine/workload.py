@@ -45,6 +45,7 @@ from .labels import LabelSelector
 from .objects import ARRIVAL_SECONDS, Pod, seconds_annotation_ms
 from .priority import PriorityResolver
 from .simulate.controllers import CREATED_AFTER, name_suffix
+from .words import plural
 
 if TYPE_CHECKING:
     from .cluster import NodeInfo
@@ -622,21 +623,10 @@ def manifest_budgets(objects: Iterable[Any]) -> list[dict[str, Any]]:
 
 def counted_kinds(counts: Mapping[str, int]) -> str:
     """ "1 Service, 2 ConfigMaps and 1 Secret" (plurals as English writes them)."""
-    parts = [f"{n} {plural(kind, n)}" for kind, n in counts.items()]
+    parts = [plural(n, kind) for kind, n in counts.items()]
     if len(parts) <= 1:
         return "".join(parts)
     return ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
-def plural(word: str, n: int) -> str:
-    """A kind or noun for n of them: PriorityClass -> PriorityClasses, Policy -> Policies."""
-    if n == 1:
-        return word
-    if word.endswith(("s", "x", "z", "ch", "sh")):
-        return word + "es"
-    if word.endswith("y") and word[-2:-1].lower() not in "aeiou":
-        return word[:-1] + "ies"
-    return word + "s"
 
 
 def skipped_note(counts: Mapping[str, int]) -> str:

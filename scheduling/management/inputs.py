@@ -14,9 +14,9 @@ from clusters.models import Snapshot
 from clusters.selectors import snapshot_find, snapshot_objects
 from scheduling import scheduler_config
 from scheduling.engine import Cluster, load_cluster, read_documents
+from scheduling.engine.words import plural
 from scheduling.engine.workload import (
     is_workload_object,
-    plural,
     strip_skipped,
     workload_kinds,
     workload_objects,
@@ -107,7 +107,7 @@ def _holding(documents: list[Any]) -> str:
             str(o.get("kind") or "object without a kind") if isinstance(o, Mapping) else "value"
             for o in objects
         )
-        return ", ".join(f"{n} {plural(k, n)}" for k, n in counted.most_common(4))
+        return ", ".join(plural(n, k) for k, n in counted.most_common(4))
 
     docs = [d for d in documents if d is not None]
     if not docs:

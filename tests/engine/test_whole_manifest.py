@@ -11,10 +11,10 @@ import pytest
 from scheduling.engine import InvalidInput, load_cluster
 from scheduling.engine.budgets import disruptions_allowed, with_budgets
 from scheduling.engine.objects import PDB
+from scheduling.engine.words import plural
 from scheduling.engine.workload import (
     counted_kinds,
     expand_workload,
-    plural,
     skipped_note,
     strip_skipped,
 )
@@ -90,7 +90,7 @@ def test_a_manifest_without_a_workload_says_what_it_held() -> None:
     ],
 )
 def test_plurals_as_english_writes_them(word: str, n: int, says: str) -> None:
-    assert plural(word, n) == says
+    assert plural(n, word) == f"{n} {says}"
     assert counted_kinds({word: n}) == f"{n} {says}"
 
 
