@@ -74,6 +74,9 @@ class DriftNodesSerializer(serializers.Serializer[dict[str, object]]):
 
 
 class DriftPreemptionSerializer(serializers.Serializer[dict[str, object]]):
+    id = serializers.IntegerField(
+        allow_null=True, help_text="The recorded preemption's id, for .../preemptions/{id}/explain/"
+    )
     victim = serializers.CharField()
     preemptor = serializers.CharField(help_text="namespace/name, else its uid")
     node = serializers.CharField()
