@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
@@ -159,8 +158,9 @@ def _charts(snapshots: list[Snapshot], digests: dict[int, SnapshotDigest]) -> li
     ]
 
 
-def history_context(cluster: Cluster) -> dict[str, Any]:
-    """What the cluster page shows of its history (templates/connected/_history.html)."""
+def history_context(cluster: Cluster, refused: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What the cluster page shows of its history (templates/connected/_history.html);
+    ``refused``: Explain's refusal of one preemption, shown on its row."""
     from connected.history_tasks import snapshot_digest_task
 
     snapshots = list(ready_snapshots(cluster).order_by("-taken_at", "-id")[:HISTORY_SNAPSHOTS])
@@ -192,6 +192,7 @@ def history_context(cluster: Cluster) -> dict[str, Any]:
         "digesting": len(missing),
         "preemptions": [(p, explain.verdict(p)) for p in preemptions],
         "alerts": list(AlertDelivery.objects.filter(cluster=cluster)[:ALERTS_SHOWN]),
+        "explain_refused": refused,
     }
 
 
@@ -216,6 +217,23 @@ def preemption_explain(request: HttpRequest, pk: int, preemption: int) -> HttpRe
     try:
         analysis = explain.explain_create(row)
     except explain.NotExplainable as e:
-        messages.error(request, e.message)
-        return redirect(f"{cluster.get_absolute_url()}#preemptions")
+        # Said where the button was: in place (htmx), or on the row the page scrolls to.
+        if getattr(request, "htmx", None):
+            return render(
+                request, "connected/_explain_refused.html", {"refusal": e.message, "p": row}
+            )
+        request.session[EXPLAIN_REFUSED] = {"pk": row.pk, "message": e.message}
+        return redirect(f"{cluster.get_absolute_url()}#preemption-{row.pk}")
+    if getattr(request, "htmx", None):
+        return HttpResponse(headers={"HX-Redirect": analysis.get_absolute_url()})
     return redirect(analysis.get_absolute_url())
+
+
+# The session key holding Explain's last refusal, shown once on its row.
+EXPLAIN_REFUSED = "connected-explain-refused"
+
+
+def explain_refusal(request: HttpRequest) -> dict[str, Any] | None:
+    """Explain's refusal to show on its row ({pk, message}), taken from the session once."""
+    got = request.session.pop(EXPLAIN_REFUSED, None)
+    return got if isinstance(got, dict) else None

@@ -45,7 +45,7 @@ from .labels import LabelSelector
 from .objects import ARRIVAL_SECONDS, Pod, seconds_annotation_ms
 from .priority import PriorityResolver
 from .simulate.controllers import CREATED_AFTER, name_suffix
-from .words import plural
+from .words import join_names, plural
 
 if TYPE_CHECKING:
     from .cluster import NodeInfo
@@ -623,10 +623,7 @@ def manifest_budgets(objects: Iterable[Any]) -> list[dict[str, Any]]:
 
 def counted_kinds(counts: Mapping[str, int]) -> str:
     """ "1 Service, 2 ConfigMaps and 1 Secret" (plurals as English writes them)."""
-    parts = [plural(n, kind) for kind, n in counts.items()]
-    if len(parts) <= 1:
-        return "".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
+    return join_names([plural(n, kind) for kind, n in counts.items()])
 
 
 def skipped_note(counts: Mapping[str, int]) -> str:
@@ -695,7 +692,8 @@ def expand_workload(
         try:
             if expander is None:
                 raise InvalidInput(
-                    "the object has no kind: give a " + ", ".join(_EXPANDERS),
+                    "the object has no kind: give a "
+                    + join_names(list(_EXPANDERS), conjunction="or"),
                     field="kind",
                 )
             if not isinstance(name, str) or not name:
@@ -724,7 +722,7 @@ def expand_workload(
     if not workload.objects:
         raise InvalidInput(
             f"the manifest holds {counted_kinds(held)} and no Pod or workload: give a "
-            + ", ".join(_EXPANDERS)
+            + join_names(list(_EXPANDERS), conjunction="or")
             + " beside them"
         )
     workload.skipped = skipped_kinds(items)

@@ -14,7 +14,7 @@ from clusters.models import Snapshot
 from clusters.selectors import snapshot_find, snapshot_objects
 from scheduling import scheduler_config
 from scheduling.engine import Cluster, load_cluster, read_documents
-from scheduling.engine.words import plural
+from scheduling.engine.words import join_names, plural
 from scheduling.engine.workload import (
     is_workload_object,
     strip_skipped,
@@ -139,7 +139,7 @@ def whatif_objects(documents: list[Any], path: str) -> list[Any]:
             f"(preemptlab whatif {name} -f POD.yaml; manage.py whatif {name} POD.yaml)"
         )
     else:
-        todo = "give the manifest of a " + ", ".join(workload_kinds())
+        todo = "give the manifest of a " + join_names(workload_kinds(), conjunction="or")
     raise CommandError(
         plain(f"{name} holds {_holding(documents)}, not a Pod or a workload: {todo}"),
         returncode=gates.BAD_INPUT,
