@@ -122,6 +122,8 @@ def analysis_create_workload(
             "objects": objects,
             "pods": workload.pods,
             "made": [asdict(o) for o in workload.objects],
+            # Counted now: the scrub drops a Secret whole before the row is stored.
+            "skipped": workload.skipped,
         },
         pod_key=workload.describe()[:507],
         recreate_victims=recreate_victims,
@@ -230,10 +232,12 @@ def workload_simulate(
     priority_classes: list[dict[str, Any]] | None = None,
     scheduler_config: dict[str, Any] | None = None,
     objects: list[Any] | None = None,
+    skipped: dict[str, int] | None = None,
 ) -> WorkloadRun:
     """Runs the scheduling loop over the workload's pods (as expanded and admitted when
-    submitted) and keeps what the page needs. ``objects``, as submitted: the budgets
-    among them join the snapshot for this run, and the result notes the kinds skipped."""
+    submitted) and keeps what the page needs. ``objects``, as stored: the budgets
+    among them join the snapshot for this run; ``skipped``: the kinds the manifest held
+    that the run skips, counted when submitted (else counted in ``objects``), noted."""
     workload = Workload(
         pods=pods,
         objects=[WorkloadObject(**{**o, "pod_keys": tuple(o["pod_keys"])}) for o in made],
@@ -250,7 +254,9 @@ def workload_simulate(
         **engine_profile(scheduler_config),
     )
     run = WorkloadRun.from_simulation(sim, workload)
-    record = manifest_record(budgets, skipped_kinds(objects or []))
+    record = manifest_record(
+        budgets, skipped if skipped is not None else skipped_kinds(objects or [])
+    )
     if record is not None:
         run.contract["manifest"] = record
     return run
@@ -511,6 +517,7 @@ def _workload_compute(
         priority_classes=run_of.priority_classes,
         scheduler_config=None if default_profile else analysis.scheduler.effective,
         objects=run_of.pod.get("objects"),
+        skipped=run_of.pod.get("skipped"),
     )
 
 

@@ -73,7 +73,7 @@ def test_it_accepts_a_yaml_manifest(api: APIClient, demo_snapshot: Any) -> None:
         (
             {"manifest": "kind: Service\nmetadata: {name: s}\n"},
             "manifest",
-            "unknown kind 'Service'",
+            "holds 1 Service and no Pod or workload",
         ),
         ({"pod": [1, 2]}, "pod", "JSON object"),
         (
