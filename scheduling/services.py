@@ -122,8 +122,9 @@ def analysis_create_workload(
             "objects": objects,
             "pods": workload.pods,
             "made": [asdict(o) for o in workload.objects],
-            # Counted now: the scrub drops a Secret whole before the row is stored.
-            "skipped": workload.skipped,
+            # Counted now: the scrub drops a Secret whole before the row is stored. Pairs
+            # in document order (PostgreSQL's jsonb keeps no key order).
+            "skipped": [[kind, n] for kind, n in workload.skipped.items()],
         },
         pod_key=workload.describe()[:507],
         recreate_victims=recreate_victims,
@@ -517,7 +518,7 @@ def _workload_compute(
         priority_classes=run_of.priority_classes,
         scheduler_config=None if default_profile else analysis.scheduler.effective,
         objects=run_of.pod.get("objects"),
-        skipped=run_of.pod.get("skipped"),
+        skipped=dict(run_of.pod["skipped"]) if "skipped" in run_of.pod else None,
     )
 
 
