@@ -24,4 +24,9 @@ def difference_sentence(
     if isinstance(answer, WorkloadRun) and isinstance(default, WorkloadRun):
         return simulation_difference(answer.contract, default.contract, profile)
     assert isinstance(answer, Explanation) and isinstance(default, Explanation)
-    return analysis_difference(answer.to_contract(), default.to_contract(), profile)
+    return analysis_difference(
+        answer.to_contract(),
+        default.to_contract(),
+        profile,
+        default_tie=default.scores.top if default.scores is not None else (),
+    )
