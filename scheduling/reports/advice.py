@@ -81,7 +81,7 @@ def render_advice_markdown(advice: Advice, *, gate_failed: bool) -> str:
     if named:
         # The lead matches the answer as asked (it evicts, or it leaves pods pending).
         if gate_failed:
-            lead = "To pass the gate, " + lead[:1].lower() + lead[1:]
+            lead = "To pass the gate"
         ways = ", or ".join(md_text(i.summary) for i in named)
         lines += [f"{lead}, {ways}.", ""]
     elif not advice.items:
