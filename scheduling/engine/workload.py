@@ -131,8 +131,11 @@ class WorkloadObject:
         return len(self.pod_keys)
 
     def describe(self) -> str:
-        """ "Deployment default/web (10 replicas)"."""
+        """ "Deployment default/web (10 replicas)"; "DaemonSet kube-system/agent (3 pods,
+        one a node)"."""
         n = self.replicas
+        if self.kind == "DaemonSet":
+            return f"{self.kind} {self.key} ({plural(n, 'pod')}, one a node)"
         return f"{self.kind} {self.key} ({n} replica{'s' if n != 1 else ''})"
 
 

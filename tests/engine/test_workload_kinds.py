@@ -55,6 +55,7 @@ def test_a_daemon_set_on_three_full_nodes_preempts_on_each() -> None:
     # one way to make room: three preemptions, one per node, each pod bound to its own.
     w, sim = _run(_full_cluster(), [daemon_set()])
     assert len(w.pods) == 3
+    assert w.describe() == "DaemonSet default/agent (3 pods, one a node)"
     pinned = [
         p["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
         for p in w.pods
