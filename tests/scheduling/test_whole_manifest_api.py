@@ -111,3 +111,27 @@ def test_a_manifest_without_a_workload_says_what_it_held(
     r = api.post(f"/api/snapshots/{demo_snapshot.pk}/analyses/", {"manifest": only}, format="json")
     assert r.status_code == 400
     assert "holds 2 ConfigMaps and no Pod or workload" in r.json()["manifest"][0]
+
+
+def test_the_advice_asks_the_question_with_the_manifests_budgets(
+    api: APIClient, demo_snapshot: Any, no_broker: Any
+) -> None:
+    from unittest import mock
+
+    from advice.services import advice_request, advice_run
+
+    r = api.post(
+        f"/api/snapshots/{demo_snapshot.pk}/analyses/", {"manifest": _chart()}, format="json"
+    )
+    analysis = services.analysis_run(analysis_id=r.json()["id"])
+    result = analysis.result
+    assert result is not None
+    with mock.patch("advice.tasks.advice_run_task.delay"):
+        advice = advice_request(analysis=analysis)
+    done = advice_run(advice_id=advice.pk)
+    assert done.status == "done", done.error
+    baseline = done.answer["baseline"]
+    # The advice's own run of the question is the analysis' run: the same victims and
+    # the same budgets exceeded (without the chart's blue-pdb it evicts others).
+    assert sorted(baseline["victims"]) == sorted(result["deleted_victims"])
+    assert sorted(baseline["pdbs_exceeded"]) == sorted(result["verdict"]["pdbs_exceeded"])
