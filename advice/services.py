@@ -29,6 +29,8 @@ from scheduling.cancellation import Cancelled
 from scheduling.constants import AnalysisStatus
 from scheduling.engine import ENGINE_VERSION, Cluster, EngineConfig, InvalidInput
 from scheduling.engine.advice import PodQuestion, Question, WorkloadQuestion, advise
+from scheduling.engine.budgets import with_budgets
+from scheduling.engine.workload import manifest_budgets
 from scheduling.models import Analysis
 from scheduling.services import snapshot_load
 from scheduling.submission import workload_max_replicas
@@ -236,6 +238,9 @@ def _advice_compute(advice: Advice) -> Advice:
     cluster, cached = snapshot_load(snapshot=analysis.snapshot)
     t1 = time.perf_counter()
     try:
+        # A whole manifest's budgets are part of the question, as they were of its run.
+        if analysis.is_workload:
+            cluster, _ = with_budgets(cluster, manifest_budgets(analysis.pod["objects"]))
         found = advise(
             cluster,
             question_of(analysis, cluster),

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from advice import selectors, services
 from advice.apply import cluster_change
+from advice.presenters import outcome_words
 from scheduling import selectors as analyses
 from scheduling.budgets import TooManyUnfinished
 from scheduling.models import Analysis
@@ -85,5 +86,11 @@ def advice_apply(request: HttpRequest, analysis_id: int, index: int) -> HttpResp
     return TemplateResponse(
         request,
         "advice/apply.html",
-        {"analysis": analysis, "item": item, "todo": todo, "index": index},
+        {
+            "analysis": analysis,
+            "item": item,
+            "todo": todo,
+            "index": index,
+            "then": outcome_words(item.outcome, item.victims, item.pdbs_exceeded),
+        },
     )

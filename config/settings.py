@@ -415,7 +415,13 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     # Swagger UI would otherwise send the schema to validator.swagger.io.
-    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+    # The models section left out: the page draws the list of paths, not every schema
+    # of the API at once (each operation still shows its own).
+    "SWAGGER_UI_SETTINGS": {
+        "deepLinking": True,
+        "validatorUrl": None,
+        "defaultModelsExpandDepth": -1,
+    },
 }
 
 # Safe production settings whenever DEBUG is off.

@@ -4,11 +4,12 @@ from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from accounts.views import LoginView
 from config import views
 from operations import health
+from operations.schema_view import SchemaView
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -29,7 +30,7 @@ urlpatterns = [
     path("", include("planning.urls")),
     path("", include("advice.urls")),
     path("", include("connected.history_urls")),
-    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/schema/", SchemaView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file: no inline script, so
     # the docs work under the same Content-Security-Policy as every page.
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),

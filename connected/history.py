@@ -242,6 +242,7 @@ def as_preemption(row: ObservedPreemption) -> Preemption:
         at=row.at,
         victim_class=row.victim_class or None,
         victim_priority=row.victim_priority,
+        id=row.pk,
     )
 
 

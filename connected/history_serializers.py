@@ -74,6 +74,9 @@ class DriftNodesSerializer(serializers.Serializer[dict[str, object]]):
 
 
 class DriftPreemptionSerializer(serializers.Serializer[dict[str, object]]):
+    id = serializers.IntegerField(
+        allow_null=True, help_text="The recorded preemption's id, for .../preemptions/{id}/explain/"
+    )
     victim = serializers.CharField()
     preemptor = serializers.CharField(help_text="namespace/name, else its uid")
     node = serializers.CharField()
@@ -116,19 +119,3 @@ class VerdictSerializer(serializers.Serializer[dict[str, object]]):
     kept = serializers.BooleanField(
         help_text="final, and stored on the preemption (it outlives its what-if)"
     )
-
-
-class PreemptionSerializer(serializers.Serializer[dict[str, object]]):
-    id = serializers.IntegerField(help_text="for .../preemptions/{id}/explain/")
-    victim = serializers.CharField(help_text="namespace/name")
-    victim_class = serializers.CharField()
-    victim_priority = serializers.IntegerField(allow_null=True)
-    preemptor = serializers.CharField(help_text="namespace/name, or empty when unknown")
-    preemptor_uid = serializers.CharField()
-    node = serializers.CharField()
-    at = serializers.DateTimeField(allow_null=True)
-    explanation = serializers.CharField(
-        allow_null=True, help_text="the Explain what-if (GET /api/analyses/{id}/); null: none"
-    )
-    explained_by = serializers.CharField(allow_null=True, help_text="who asked Explain")
-    verdict = VerdictSerializer()

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from connected import history_views, metrics
+from connected.api.preemptions import PreemptionList
 
 app_name = "connected_history"
 
@@ -18,11 +19,7 @@ urlpatterns = [
         history_views.ClusterDriftView.as_view(),
         name="api-drift",
     ),
-    path(
-        "api/clusters/<int:id>/preemptions/",
-        history_views.ClusterPreemptionsView.as_view(),
-        name="api-preemptions",
-    ),
+    path("api/clusters/<int:id>/preemptions/", PreemptionList.as_view(), name="api-preemptions"),
     path(
         "api/clusters/<int:id>/preemptions/<int:preemption_id>/explain/",
         history_views.PreemptionExplainView.as_view(),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
@@ -30,7 +29,6 @@ from connected.history_serializers import (
     DriftDetailSerializer,
     DriftSerializer,
     ExplainSerializer,
-    PreemptionSerializer,
 )
 from connected.models import Cluster
 from operations.faults import BrokerUnavailable
@@ -110,58 +108,6 @@ class ClusterDriftView(APIView):
         return Response(body)
 
 
-class ClusterPreemptionsView(APIView):
-    """GET /api/clusters/{id}/preemptions/: the preemptions recorded, newest first."""
-
-    @extend_schema(
-        summary="The real preemptions of a cluster, with their Explain verdicts",
-        parameters=[
-            OpenApiParameter(
-                "limit", int, description=f"at most (default {PREEMPTIONS_SHOWN}, up to 500)"
-            )
-        ],
-        responses={
-            200: PreemptionSerializer(many=True),
-            400: DriftDetailSerializer,
-            404: DriftDetailSerializer,
-        },
-    )
-    def get(self, request: Request, id: int) -> Response:
-        cluster = cluster_for(request.user, id)
-        try:
-            limit = min(max(int(request.query_params.get("limit") or PREEMPTIONS_SHOWN), 1), 500)
-        except ValueError:
-            return Response({"detail": "limit: a number of preemptions."}, status=400)
-        rows = (
-            ObservedPreemption.objects.filter(cluster=cluster)
-            .select_related("explanation", "explained_by")
-            .order_by("-at", "victim")[:limit]
-        )
-        return Response([_preemption_body(row) for row in rows])
-
-
-def _preemption_body(row: ObservedPreemption) -> dict[str, Any]:
-    found = explain.verdict(row)
-    return {
-        "id": row.pk,
-        "victim": row.victim,
-        "victim_class": row.victim_class,
-        "victim_priority": row.victim_priority,
-        "preemptor": row.preemptor,
-        "preemptor_uid": row.preemptor_uid,
-        "node": row.node,
-        "at": row.at,
-        "explanation": f"/api/analyses/{row.explanation_id}/" if row.explanation_id else None,
-        "explained_by": row.explained_by.get_username() if row.explained_by else None,
-        "verdict": {
-            "matches": found.matches,
-            "said": found.said,
-            "differences": list(found.differences),
-            "kept": found.kept,
-        },
-    }
-
-
 class PreemptionExplainView(APIView):
     """POST /api/clusters/{id}/preemptions/{pk}/explain/: 202 with the analysis."""
 
@@ -229,8 +175,9 @@ def _charts(snapshots: list[Snapshot], digests: dict[int, SnapshotDigest]) -> li
     ]
 
 
-def history_context(cluster: Cluster) -> dict[str, Any]:
-    """What the cluster page shows of its history (templates/connected/_history.html)."""
+def history_context(cluster: Cluster, refused: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What the cluster page shows of its history (templates/connected/_history.html);
+    ``refused``: Explain's refusal of one preemption, shown on its row."""
     from connected.history_tasks import snapshot_digest_task
 
     snapshots = list(ready_snapshots(cluster).order_by("-taken_at", "-id")[:HISTORY_SNAPSHOTS])
@@ -262,6 +209,7 @@ def history_context(cluster: Cluster) -> dict[str, Any]:
         "digesting": len(missing),
         "preemptions": [(p, explain.verdict(p)) for p in preemptions],
         "alerts": list(AlertDelivery.objects.filter(cluster=cluster)[:ALERTS_SHOWN]),
+        "explain_refused": refused,
     }
 
 
@@ -284,11 +232,32 @@ def preemption_explain(request: HttpRequest, pk: int, preemption: int) -> HttpRe
     cluster = cluster_for(request.user, pk)
     row = get_object_or_404(ObservedPreemption, cluster=cluster, pk=preemption)
     if not selectors.may_ask(user=request.user, cluster=cluster):
-        messages.error(request, selectors.EXPLAIN_MEMBERS_ONLY)
-        return redirect(f"{cluster.get_absolute_url()}#preemptions")
+        return _explain_refused(request, cluster, row, selectors.EXPLAIN_MEMBERS_ONLY)
     try:
         analysis = explain.explain_create(row, requested_by=request.user)
     except explain.NotExplainable as e:
-        messages.error(request, e.message)
-        return redirect(f"{cluster.get_absolute_url()}#preemptions")
+        return _explain_refused(request, cluster, row, e.message)
+    if getattr(request, "htmx", None):
+        return HttpResponse(headers={"HX-Redirect": analysis.get_absolute_url()})
     return redirect(analysis.get_absolute_url())
+
+
+def _explain_refused(
+    request: HttpRequest, cluster: Cluster, row: ObservedPreemption, refusal: str
+) -> HttpResponse:
+    """Explain's refusal said where the button was: in place (htmx), or on the row the
+    page scrolls to."""
+    if getattr(request, "htmx", None):
+        return render(request, "connected/_explain_refused.html", {"refusal": refusal, "p": row})
+    request.session[EXPLAIN_REFUSED] = {"pk": row.pk, "message": refusal}
+    return redirect(f"{cluster.get_absolute_url()}#preemption-{row.pk}")
+
+
+# The session key holding Explain's last refusal, shown once on its row.
+EXPLAIN_REFUSED = "connected-explain-refused"
+
+
+def explain_refusal(request: HttpRequest) -> dict[str, Any] | None:
+    """Explain's refusal to show on its row ({pk, message}), taken from the session once."""
+    got = request.session.pop(EXPLAIN_REFUSED, None)
+    return got if isinstance(got, dict) else None

@@ -53,10 +53,14 @@ class Preemption:
     at: datetime | None
     victim_class: str | None
     victim_priority: int | None
+    # The recorded row's id (what .../preemptions/{id}/explain/ takes); None until stored.
+    id: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The drift's item (DESIGN.md: victim, preemptor, node, at, victim_class)."""
+        """The drift's item (DESIGN.md: victim, preemptor, node, at, victim_class), with
+        the id Explain takes."""
         return {
+            "id": self.id,
             "victim": self.victim,
             "preemptor": self.preemptor or self.preemptor_uid,
             "node": self.node,

@@ -48,9 +48,9 @@ def _pinned_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
 
 
 def _history_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
-    from connected.history_views import history_context
+    from connected.history_views import explain_refusal, history_context
 
-    return history_context(cluster)
+    return history_context(cluster, refused=explain_refusal(request))
 
 
 CLUSTER_SECTIONS: list[ClusterSection] = [

@@ -41,6 +41,8 @@ WHATIF_OPTIONS = (
     ("--fail-on-victim-priority-above", True, "exit 1 when a victim's priority is above N"),
     ("--fail-on-pdb-violation", False, "exit 1 when a PodDisruptionBudget would break"),
     ("--protect", True, "exit 1 when a victim has one of these classes (CLASS,...)"),
+    ("--fail-on-pending", False, "exit 1 when the pod or any replica is not running at the end"),
+    ("--fail-on-unschedulable", False, "exit 1 when a pod cannot be scheduled, even by preempting"),
     ("--min-candidate-nodes-percentage", True, "DefaultPreemptionArgs (default 10)"),
     ("--min-candidate-nodes-absolute", True, "DefaultPreemptionArgs (default 100)"),
     ("--preemption-offset", True, "answer as the real dry run from this offset"),
@@ -81,6 +83,7 @@ def parser() -> argparse.ArgumentParser:
         description="Where kube-scheduler would put the manifest's Pod or workload, whom "
         "it would preempt and why. Options (--format text|json|markdown, --recreate-victims, --timeline, --fail-on-preempt, "
         "--fail-on-victim-priority-above N, --fail-on-pdb-violation, --protect CLASS,..., "
+        "--fail-on-pending, --fail-on-unschedulable, "
         "--min-candidate-nodes-percentage P, --min-candidate-nodes-absolute N, "
         "--preemption-offset N, --priority-class NAME=VALUE, --capacity N, --advise). PriorityClass documents in the "
         "manifest are the what-if's own classes, for that run only. Exit status 0, 1 when a gate trips, 2 on bad input.",

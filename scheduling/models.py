@@ -30,6 +30,7 @@ from scheduling.constants import (
 from scheduling.engine import Explanation
 from scheduling.engine.capacity import Capacity, RoomByClass
 from scheduling.explanations import explanation_load
+from scheduling.reports.gates import verdict_of, verdict_of_run
 from scheduling.scheduler_config import SchedulerChoice, SchedulerSource
 from scheduling.workloads import WorkloadRun
 
@@ -209,11 +210,16 @@ class Analysis(LeasedWork):
             room = self.room
             result = room.to_dict() if room is not None else None
         elif self.is_workload:
+            # Each with the verdict the command's gates judge (additive to the contract).
             run = self.run
-            result = dict(run.result) if run is not None else None
+            result = (
+                None if run is None else {**run.result, "verdict": verdict_of_run(run).to_dict()}
+            )
         else:
             ex = self.explained
-            result = ex.to_contract() if ex is not None else None
+            result = (
+                None if ex is None else {**ex.to_contract(), "verdict": verdict_of(ex).to_dict()}
+            )
         if result is not None and self.scheduler_source != SchedulerSource.DEFAULT:
             # The profile it ran under, as stored (the engine cannot know it came from the
             # snapshot or from a preset); under the default profile the engine's own stands.

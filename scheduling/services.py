@@ -50,6 +50,7 @@ from scheduling.engine import (
     load_cluster,
     simulate,
 )
+from scheduling.engine.budgets import manifest_record, with_budgets
 from scheduling.engine.capacity import (
     Capacity,
     RoomByClass,
@@ -62,6 +63,8 @@ from scheduling.engine.simulate import default_cycle_limit
 from scheduling.engine.workload import (
     Workload,
     WorkloadObject,
+    manifest_budgets,
+    skipped_kinds,
 )
 from scheduling.models import Analysis, ShareLink, capacity_to_json
 from scheduling.presenters.capacity import capacity_sentence, room_sentence
@@ -120,6 +123,9 @@ def analysis_create_workload(
             "objects": objects,
             "pods": workload.pods,
             "made": [asdict(o) for o in workload.objects],
+            # Counted now: the scrub drops a Secret whole before the row is stored. Pairs
+            # in document order (PostgreSQL's jsonb keeps no key order).
+            "skipped": [[kind, n] for kind, n in workload.skipped.items()],
         },
         pod_key=workload.describe()[:507],
         recreate_victims=recreate_victims,
@@ -233,13 +239,18 @@ def workload_simulate(
     cycle_limit: int | None = None,
     priority_classes: list[dict[str, Any]] | None = None,
     scheduler_config: dict[str, Any] | None = None,
+    objects: list[Any] | None = None,
+    skipped: dict[str, int] | None = None,
 ) -> WorkloadRun:
     """Runs the scheduling loop over the workload's pods (as expanded and admitted when
-    submitted) and keeps what the page needs."""
+    submitted) and keeps what the page needs. ``objects``, as stored: the budgets
+    among them join the snapshot for this run; ``skipped``: the kinds the manifest held
+    that the run skips, counted when submitted (else counted in ``objects``), noted."""
     workload = Workload(
         pods=pods,
         objects=[WorkloadObject(**{**o, "pod_keys": tuple(o["pod_keys"])}) for o in made],
     )
+    cluster, budgets = with_budgets(cluster, manifest_budgets(objects or []))
     sim = simulate(
         cluster,
         pods,
@@ -250,7 +261,13 @@ def workload_simulate(
         priority_classes=priority_classes or [],
         **engine_profile(scheduler_config),
     )
-    return WorkloadRun.from_simulation(sim, workload)
+    run = WorkloadRun.from_simulation(sim, workload)
+    record = manifest_record(
+        budgets, skipped if skipped is not None else skipped_kinds(objects or [])
+    )
+    if record is not None:
+        run.contract["manifest"] = record
+    return run
 
 
 def workload_outcome(run: WorkloadRun) -> str:
@@ -515,6 +532,8 @@ def _workload_compute(
         cycle_limit=budget.cycle_limit(default_cycle_limit(len(run_of.pod["pods"]))),
         priority_classes=run_of.priority_classes,
         scheduler_config=None if default_profile else analysis.scheduler.effective,
+        objects=run_of.pod.get("objects"),
+        skipped=dict(run_of.pod["skipped"]) if "skipped" in run_of.pod else None,
     )
 
 
@@ -523,6 +542,7 @@ def _cycle_explain(analysis: Analysis, cluster: Cluster) -> Any:
     cycle's pod analyzed on the cluster as it stood then."""
     parent = analysis.parent
     assert parent is not None and analysis.cycle is not None
+    cluster, _ = with_budgets(cluster, manifest_budgets(parent.pod.get("objects") or []))
     sim = simulate(
         cluster,
         parent.pod["pods"],

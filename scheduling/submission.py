@@ -21,8 +21,18 @@ from clusters.ingest.bounds import check_columns
 from clusters.ingest.scrub import scrub_object
 from clusters.kube_names import metadata_problem
 from clusters.models import Snapshot
+from clusters.selectors import snapshot_objects
 from operations.input_limits import annotations_too_long, submission_too_large, unstorable_value
-from scheduling.engine import Cluster, InvalidInput, Pod, analyze, load_cluster, read_documents
+from scheduling.engine import (
+    Cluster,
+    InvalidInput,
+    NodeInfo,
+    Pod,
+    analyze,
+    load_cluster,
+    read_documents,
+)
+from scheduling.engine.budgets import with_budgets
 from scheduling.engine.capacity import MAX_LIMIT, Size, check_limit, replica_set_of, room_pod
 from scheduling.engine.hypothetical import (
     priority_class_object,
@@ -34,6 +44,7 @@ from scheduling.engine.workload import (
     Workload,
     admit,
     expand_workload,
+    strip_skipped,
     workload_objects,
 )
 
@@ -189,7 +200,17 @@ def pod_from_manifest(*, text: str | bytes, source: str = "manifest") -> dict[st
 def whatif_split(objects: list[Any]) -> tuple[list[Any], list[Any]]:
     """(the PriorityClass objects, the pod or workload objects) of a what-if's documents:
     classes given beside a pod or a workload are in effect for that what-if only."""
-    return split_priority_classes(objects)
+    # Chart output carries Services, ConfigMaps, Secrets...: only their kind and name are
+    # kept (the run notes them), so a Secret's values are never stored.
+    return split_priority_classes(strip_skipped(objects))
+
+
+def _daemon_set_nodes(snapshot: Snapshot, objects: list[Any]) -> list[NodeInfo]:
+    """The snapshot's nodes, when a DaemonSet needs them (a pod per node); else none."""
+    if not any(isinstance(o, dict) and o.get("kind") == "DaemonSet" for o in objects):
+        return []
+    nodes = [o for o in snapshot_objects(snapshot=snapshot) if o.get("kind") == "Node"]
+    return list(load_cluster(nodes).node_infos)
 
 
 def priority_classes_check(
@@ -371,8 +392,14 @@ def workload_expand(
         if named is not None:
             raise PodRejected(f"{field}[{i}] {named[0]}: {named[1]}", field=field)
     try:
-        workload = expand_workload(objects, max_replicas=workload_max_replicas(), taken=taken)
+        workload = expand_workload(
+            objects,
+            max_replicas=workload_max_replicas(),
+            taken=taken,
+            nodes=_daemon_set_nodes(snapshot, objects),
+        )
         classes = with_priority_classes(_snapshot_classes(snapshot), priority_classes or [])
+        with_budgets(classes, workload.budgets)  # each budget read as the run reads it
         expanded_size_check(workload.pods, field=field)
         admit(workload, classes.resolver)
         requests_check(workload.pods, field=field)

@@ -337,6 +337,24 @@ _HYPOTHETICAL = (
     "snapshot's class of that name (null for a new class); empty when none (and for "
     "analyses stored before the field existed)."
 )
+_VERDICT = {
+    "type": "object",
+    "description": "What `whatif`'s gates judge, so a pipeline calling the API decides as "
+    "the command's exit status does (added to the contract): preempts, victims, "
+    "highest_victim_priority (--fail-on-victim-priority-above), victim_classes (--protect), "
+    "pdbs_exceeded (--fail-on-pdb-violation), pending (the asked pods not running at the "
+    "end: --fail-on-pending), unschedulable (no node takes them, not even by preempting: "
+    "--fail-on-unschedulable).",
+    "properties": {
+        "preempts": {"type": "boolean"},
+        "victims": {"type": "array", "items": {"type": "string"}},
+        "highest_victim_priority": {"type": "integer", "nullable": True},
+        "victim_classes": {"type": "array", "items": {"type": "string"}},
+        "pdbs_exceeded": {"type": "array", "items": {"type": "string"}},
+        "pending": {"type": "array", "items": {"type": "string"}},
+        "unschedulable": {"type": "array", "items": {"type": "string"}},
+    },
+}
 _POD_RESULT = {
     "type": "object",
     "title": "Result contract (kind pod)",
@@ -376,6 +394,7 @@ _POD_RESULT = {
             "nominate each node (summing to 1; one entry of share 1 where it would not "
             "sample, or with preemption_offset); null where no node had victims to offer",
         },
+        "verdict": _VERDICT,
     },
     "required": ["pod", "outcome", "node", "victims", "message"],
 }
@@ -387,6 +406,7 @@ _WORKLOAD_RESULT = {
     "`timeline`, `terminations` and the times `at`, `arrived_at`, `bound_at` only with "
     'timeline: DESIGN.md "Timeline contract").',
     "properties": {
+        "verdict": _VERDICT,
         "outcome": {
             "type": "string",
             "enum": WorkloadOutcome.values,

@@ -3,6 +3,7 @@
 Imports nothing of Django: the web layer adapts, the engine decides.
 """
 
+from . import workload_kinds as workload_kinds  # registers DaemonSet, CronJob, ...
 from .analysis import analyze
 from .cluster import Cluster, NodeInfo, load_cluster
 from .config import EngineConfig

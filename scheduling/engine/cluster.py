@@ -273,6 +273,27 @@ class Cluster:
         view.node_info_by_name = {ni.name: ni for ni in infos}
         return view
 
+    def with_pdbs_replacing(self, extra: Sequence[PDB]) -> Cluster:
+        """with_pdbs, where a budget of ``extra`` replaces this cluster's budget of the same
+        namespace and name (a manifest applied over the snapshot). Replacing one moves the
+        budgets' indexes: they are matched again, and the infos of the nodes whose pods
+        sit in the budgets' namespaces are copied."""
+        names = {(p.namespace, p.name) for p in extra}
+        if not any((p.namespace, p.name) in names for p in self.pdbs):
+            return self.with_pdbs(extra)
+        view = copy.copy(self)
+        view.pdbs = [p for p in self.pdbs if (p.namespace, p.name) not in names] + list(extra)
+        view.index_pdbs()
+        namespaces = {p.namespace for p in extra}
+        infos = list(self.node_infos)
+        for n, ni in enumerate(infos):
+            if any(pod.namespace in namespaces for pod in ni.pods):
+                infos[n] = ni.clone()
+                infos[n].preemption_order = None
+        view.node_infos = infos
+        view.node_info_by_name = {ni.name: ni for ni in infos}
+        return view
+
     def bound_pods_by_namespace(self) -> dict[str, list[tuple[int, Pod]]]:
         """Each namespace's bound pods with the index of their node's info; made once."""
         if self._bound_by_namespace is None:

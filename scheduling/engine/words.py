@@ -10,7 +10,17 @@ NAMES_IN_A_SENTENCE = 3
 
 
 def plural(n: int, word: str, plural_form: str | None = None) -> str:
-    return f"{n:,} {word if n == 1 else (plural_form or word + 's')}"
+    """ "1 pod", "3 PriorityClasses", "2 NetworkPolicies"."""
+    return f"{n:,} {word if n == 1 else (plural_form or plural_of(word))}"
+
+
+def plural_of(word: str) -> str:
+    """English's plural of a noun or a kind: class -> classes, policy -> policies."""
+    if word.endswith(("s", "x", "z", "ch", "sh")):
+        return word + "es"
+    if word.endswith("y") and word[-2:-1].lower() not in ("a", "e", "i", "o", "u", ""):
+        return word[:-1] + "ies"
+    return word + "s"
 
 
 def join_names(names: Sequence[str], *, conjunction: str = "and", limit: int | None = None) -> str:

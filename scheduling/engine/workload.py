@@ -35,9 +35,10 @@ from __future__ import annotations
 import copy
 import json
 import uuid
-from collections.abc import Iterable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput
 from .labels import LabelSelector
@@ -45,12 +46,20 @@ from .objects import ARRIVAL_SECONDS, Pod, seconds_annotation_ms
 from .priority import PriorityResolver
 from .simulate.controllers import CREATED_AFTER, name_suffix
 from .volumes.claimtemplates import CLAIMS_ANNOTATION, replica_claims
+from .words import join_names, plural
+
+if TYPE_CHECKING:
+    from .cluster import NodeInfo
 
 # podManagementPolicy values.
 ORDERED_READY = "OrderedReady"
 PARALLEL = "Parallel"
 
 SUPPORTED_KINDS = ("Pod", "Deployment", "ReplicaSet", "StatefulSet", "Job")
+# What a manifest holds beside its workloads that the what-if takes in: budgets join the
+# snapshot for this run (workload_kinds' siblings and hypothetical.py read them).
+PDB_KIND = "PodDisruptionBudget"
+PRIORITY_CLASS_KIND = "PriorityClass"
 # How many pods one what-if may create unless the caller states another limit.
 DEFAULT_MAX_REPLICAS = 1000
 
@@ -123,17 +132,24 @@ class WorkloadObject:
         return len(self.pod_keys)
 
     def describe(self) -> str:
-        """ "Deployment default/web (10 replicas)"."""
+        """ "Deployment default/web (10 replicas)"; "DaemonSet kube-system/agent (3 pods,
+        one a node)"."""
         n = self.replicas
+        if self.kind == "DaemonSet":
+            return f"{self.kind} {self.key} ({plural(n, 'pod')}, one a node)"
         return f"{self.kind} {self.key} ({n} replica{'s' if n != 1 else ''})"
 
 
 @dataclass
 class Workload:
-    """The pending pods of a what-if in submission order, and what made them."""
+    """The pending pods of a what-if in submission order, and what made them; the
+    PodDisruptionBudgets the manifest carried (they join the snapshot for this run) and
+    how many objects of each other kind it skipped."""
 
     pods: list[dict[str, Any]] = field(default_factory=list)
     objects: list[WorkloadObject] = field(default_factory=list)
+    budgets: list[dict[str, Any]] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)
 
     @property
     def pod_keys(self) -> list[str]:
@@ -337,6 +353,8 @@ class _Context:
     # What the remaining replicas may still add before the limit.
     max_replicas: int
     made: int = 0
+    # The cluster's nodes, for the controllers that make a pod per node (DaemonSet).
+    nodes: Sequence[NodeInfo] = ()
 
     def reserve(self, count: int) -> None:
         if self.made + count > self.max_replicas:
@@ -564,13 +582,90 @@ def _nonzero(replicas: int, field_path: str) -> None:
         )
 
 
-_EXPANDERS = {
+Expander = Callable[[_Context, Mapping[str, Any], str, str], tuple[str, list[dict[str, Any]]]]
+
+_EXPANDERS: dict[str, Expander] = {
     "Pod": _expand_pod,
     "Deployment": _expand_deployment,
     "ReplicaSet": _expand_replica_set,
     "StatefulSet": _expand_stateful_set,
     "Job": _expand_job,
 }
+
+
+def register_kind(kind: str, expander: Expander) -> None:
+    """Adds a controller kind (workload_kinds/: one module a kind, as kube-scheduler's
+    plugins register in its registry)."""
+    _EXPANDERS[kind] = expander
+
+
+def workload_kinds() -> tuple[str, ...]:
+    """Every kind a what-if rolls out, the built-in ones first."""
+    return tuple(_EXPANDERS)
+
+
+def is_workload_object(obj: Any) -> bool:
+    """A Pod (kind-less with containers included) or a controller a what-if rolls out."""
+    if not isinstance(obj, Mapping):
+        return False
+    if "kind" not in obj:
+        spec = obj.get("spec")
+        return isinstance(spec, Mapping) and "containers" in spec
+    return str(obj.get("kind")) in _EXPANDERS
+
+
+def skipped_stub(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """What is kept of an object the what-if skips (a Service, a ConfigMap, a Secret...):
+    its kind and name, never its contents: a Secret's values are never stored."""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    assert isinstance(meta, Mapping)
+    kept = {k: str(meta[k]) for k in ("name", "namespace") if isinstance(meta.get(k), str)}
+    return {
+        "apiVersion": str(obj.get("apiVersion") or ""),
+        "kind": str(obj["kind"]),
+        "metadata": kept,
+    }
+
+
+def strip_skipped(objects: Iterable[Any]) -> list[Any]:
+    """A manifest's objects with each one the what-if skips reduced to :func:`skipped_stub`
+    (workloads, PodDisruptionBudgets and PriorityClasses kept whole)."""
+    return [skipped_stub(o) if _skipped(o) else o for o in objects]
+
+
+def _skipped(obj: Any) -> bool:
+    return (
+        isinstance(obj, Mapping)
+        and isinstance(obj.get("kind"), str)
+        and obj["kind"] not in (PDB_KIND, PRIORITY_CLASS_KIND)
+        and not is_workload_object(obj)
+    )
+
+
+def skipped_kinds(objects: Iterable[Any]) -> dict[str, int]:
+    """How many objects of each kind a what-if skips, in the order the kinds first come."""
+    return dict(Counter(str(o["kind"]) for o in objects if _skipped(o)))
+
+
+def manifest_budgets(objects: Iterable[Any]) -> list[dict[str, Any]]:
+    """The PodDisruptionBudgets among a what-if's objects, in document order."""
+    return [dict(o) for o in objects if isinstance(o, Mapping) and o.get("kind") == PDB_KIND]
+
+
+def counted_kinds(counts: Mapping[str, int]) -> str:
+    """ "1 Service, 2 ConfigMaps and 1 Secret" (plurals as English writes them)."""
+    return join_names([plural(n, kind) for kind, n in counts.items()])
+
+
+def skipped_note(counts: Mapping[str, int]) -> str:
+    """The note a result carries for the kinds a manifest held that a what-if skips."""
+    if not counts:
+        return ""
+    return (
+        f"Skipped {counted_kinds(counts)}: a what-if rolls out the workloads and takes "
+        "the PodDisruptionBudgets and PriorityClasses beside them; other kinds do not "
+        "change where pods go."
+    )
 
 
 def _arrive_with(obj: Mapping[str, Any], pods: list[dict[str, Any]]) -> None:
@@ -591,25 +686,36 @@ def expand_workload(
     *,
     max_replicas: int = DEFAULT_MAX_REPLICAS,
     taken: Iterable[str] = (),
+    nodes: Sequence[NodeInfo] = (),
 ) -> Workload:
     """The pending pods ``objects`` would create, in submission order.
 
     ``objects`` are plain dicts (run :func:`workload_objects` over parsed documents
-    first); ``taken`` are "namespace/name" keys a generated name must avoid. Raises
+    first); ``taken`` are "namespace/name" keys a generated name must avoid; ``nodes``
+    the cluster's nodes, which a DaemonSet makes a pod for each. PodDisruptionBudgets
+    go to ``budgets``, PriorityClasses are left to hypothetical.py, any other kind is
+    counted in ``skipped``. Raises
     InvalidInput, located at the object, for anything the API server would refuse, and
     TooManyReplicas past ``max_replicas``.
     """
-    ctx = _Context(_Names(taken), max_replicas)
+    ctx = _Context(_Names(taken), max_replicas, nodes=nodes)
     workload = Workload()
     items = list(objects)
     if not items:
         raise InvalidInput(
             "the workload holds no objects; give a Pod, Deployment, ReplicaSet, StatefulSet or Job"
         )
+    held: Counter[str] = Counter()
     for index, obj in enumerate(items):
         if not isinstance(obj, Mapping):
             raise InvalidInput("must be an object", index=index)
         kind = obj.get("kind")
+        if isinstance(kind, str) and kind and kind not in _EXPANDERS:
+            # Chart output: the budgets join the snapshot, other kinds are noted.
+            held[kind] += 1
+            if kind == PDB_KIND:
+                workload.budgets.append(dict(obj))
+            continue
         meta = obj.get("metadata")
         name = meta.get("name") if isinstance(meta, Mapping) else None
         namespace = (meta.get("namespace") if isinstance(meta, Mapping) else None) or "default"
@@ -617,12 +723,8 @@ def expand_workload(
         try:
             if expander is None:
                 raise InvalidInput(
-                    f"unknown kind {kind!r}: a workload is made of "
-                    + ", ".join(SUPPORTED_KINDS)
-                    + " objects (or a List of them)"
-                    if kind
-                    else "the object has no kind: give a Pod, Deployment, ReplicaSet, "
-                    "StatefulSet or Job",
+                    "the object has no kind: give a "
+                    + join_names(list(_EXPANDERS), conjunction="or"),
                     field="kind",
                 )
             if not isinstance(name, str) or not name:
@@ -648,6 +750,13 @@ def expand_workload(
                 pod_keys=tuple(pod_key(p) for p in pods),
             )
         )
+    if not workload.objects:
+        raise InvalidInput(
+            f"the manifest holds {counted_kinds(held)} and no Pod or workload: give a "
+            + join_names(list(_EXPANDERS), conjunction="or")
+            + " beside them"
+        )
+    workload.skipped = skipped_kinds(items)
     return workload
 
 

@@ -14,7 +14,13 @@ from clusters.models import Snapshot
 from clusters.selectors import snapshot_find, snapshot_objects
 from scheduling import scheduler_config
 from scheduling.engine import Cluster, load_cluster, read_documents
-from scheduling.engine.workload import SUPPORTED_KINDS, workload_objects
+from scheduling.engine.words import join_names, plural
+from scheduling.engine.workload import (
+    is_workload_object,
+    strip_skipped,
+    workload_kinds,
+    workload_objects,
+)
 from scheduling.reports import gates
 from scheduling.reports.escaping import md_code, md_text, plain
 from scheduling.scheduler_config import SchedulerChoice, SchedulerSource
@@ -92,20 +98,6 @@ def stored_snapshot(options: dict[str, Any]) -> Snapshot:
         raise CommandError(plain(e), returncode=gates.BAD_INPUT) from None
 
 
-# What a what-if's file may hold: a Pod, a workload, the what-if's own PriorityClasses.
-WHATIF_KINDS = frozenset({*SUPPORTED_KINDS, "PriorityClass"})
-
-
-def _is_whatif_object(obj: Any) -> bool:
-    if not isinstance(obj, Mapping):
-        return False
-    if "kind" in obj:
-        return obj["kind"] in WHATIF_KINDS
-    # A Pod written without its kind is taken as one; anything else kind-less is not.
-    spec = obj.get("spec")
-    return isinstance(spec, Mapping) and "containers" in spec
-
-
 def _holding(documents: list[Any]) -> str:
     """What the documents are, in a few words: "40 objects (35 Pods, 5 Nodes)", "a Node"
     (read_documents has spliced a List's items in already)."""
@@ -115,9 +107,11 @@ def _holding(documents: list[Any]) -> str:
             str(o.get("kind") or "object without a kind") if isinstance(o, Mapping) else "value"
             for o in objects
         )
-        return ", ".join(f"{n} {k}{'s' if n != 1 else ''}" for k, n in counted.most_common(4))
+        return ", ".join(plural(n, k) for k, n in counted.most_common(4))
 
     docs = [d for d in documents if d is not None]
+    if not docs:
+        return "nothing"
     if len(docs) == 1 and isinstance(docs[0], Mapping):
         doc = docs[0]
         if doc.get("kind"):
@@ -130,19 +124,22 @@ def _holding(documents: list[Any]) -> str:
 
 def whatif_objects(documents: list[Any], path: str) -> list[Any]:
     """The objects of the what-if's file ``path`` read as ``documents`` (List items
-    spliced in); a file that holds something else (a snapshot, a Node, a values file) is
-    refused by saying what it holds and what to give instead."""
+    spliced in): chart output is taken whole (the kinds a what-if skips kept as their
+    kind and name only); a file without a Pod or workload (a snapshot, a Node, a values
+    file) is refused by saying what it holds and what to give instead."""
     objects = workload_objects(documents)
-    if objects and all(_is_whatif_object(o) for o in objects):
-        return objects
+    nodes = any(isinstance(o, Mapping) and o.get("kind") == "Node" for o in objects)
+    readable = not nodes and all(isinstance(o, Mapping) for o in objects)
+    if readable and any(is_workload_object(o) for o in objects):
+        return strip_skipped(objects)
     name = Path(path).name
-    if any(isinstance(o, Mapping) and o.get("kind") == "Node" for o in objects):
+    if nodes:
         todo = (
             f"it reads as a snapshot: give it as the cluster, then the Pod's manifest "
             f"(preemptlab whatif {name} -f POD.yaml; manage.py whatif {name} POD.yaml)"
         )
     else:
-        todo = "give the manifest of a Pod, Deployment, ReplicaSet, StatefulSet or Job"
+        todo = "give the manifest of a " + join_names(workload_kinds(), conjunction="or")
     raise CommandError(
         plain(f"{name} holds {_holding(documents)}, not a Pod or a workload: {todo}"),
         returncode=gates.BAD_INPUT,
@@ -156,6 +153,16 @@ def stored_snapshot_cluster(options: dict[str, Any]) -> tuple[Cluster, str]:
     return (
         load_cluster(objects, source=snapshot.name),
         f"snapshot {snapshot.pk} “{md_text(snapshot.name)}”",
+    )
+
+
+def not_a_snapshot(paths: list[str]) -> str:
+    """Why snapshot files without a node cannot answer: what they hold, and what to give."""
+    held = "; ".join(f"{Path(p).name} holds {_holding(read_input(p))}" for p in paths)
+    return (
+        f"{held}: no nodes to run the pod on, so it is not a snapshot. Give the cluster "
+        "first (kubectl get nodes,pods,pdb,priorityclasses -A -o json > snap.json), then "
+        "the manifest."
     )
 
 

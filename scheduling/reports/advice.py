@@ -19,6 +19,10 @@ from scheduling.reports.escaping import md_text, plain
 HEADING = "How to avoid it"
 
 
+def _upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def _outcome(item: AdviceItem) -> str:
     """What the change then does, in a few words."""
     where = f" on {item.node}" if item.node else ""
@@ -56,12 +60,14 @@ def render_advice_text(advice: Advice) -> str:
     lines = [f"{HEADING} (each change on its own, answered again by the engine):"]
     if not advice.items:
         lines.append("  no single change found")
-    for item in advice.items:
-        lines.append(f"  - {plain(item.summary)}: {plain(_outcome(item))}")
-        if item.detail:
-            lines.append(f"    {plain(item.detail)}")
-        lines.append(f"    {plain(_proof(item))}")
-        lines += [f"      {plain(line)}" for line in _manifests(item)]
+    for achieved, items in advice.groups():
+        lines.append(f"  {_upper_first(achieved.value)}:")
+        for item in items:
+            lines.append(f"  - {plain(item.summary)}: {plain(_outcome(item))}")
+            if item.detail:
+                lines.append(f"    {plain(item.detail)}")
+            lines.append(f"    {plain(_proof(item))}")
+            lines += [f"      {plain(line)}" for line in _manifests(item)]
     lines += [f"  note: {plain(n.text)}" for n in advice.notes]
     lines += [f"  {line}" for line in _stopped(advice)]
     return "\n".join(lines) + "\n"
@@ -71,25 +77,30 @@ def render_advice_markdown(advice: Advice, *, gate_failed: bool) -> str:
     if not advice.baseline.hurts:
         return ""
     lines = ["", f"### {HEADING}", ""]
-    clean = [i for i in advice.items if not i.victims and not i.pdbs_exceeded]
-    if clean:
-        lead = "To pass the gate" if gate_failed else "To evict no one"
-        ways = ", or ".join(md_text(i.summary) for i in clean)
+    lead, named = advice.headline()
+    if named:
+        # The lead matches the answer as asked (it evicts, or it leaves pods pending).
+        if gate_failed:
+            lead = "To pass the gate"
+        ways = ", or ".join(md_text(i.summary) for i in named)
         lines += [f"{lead}, {ways}.", ""]
     elif not advice.items:
         lines += ["No single change found.", ""]
-    for item in advice.items:
-        lines.append(f"- **{md_text(item.summary)}**: {md_text(_outcome(item))}")
-        if item.detail:
-            lines.append(f"  {md_text(item.detail)}")
-        lines.append(f"  _{md_text(_proof(item))}_")
-        manifest = _manifests(item)
-        if manifest:
-            # A fence longer than any run of backticks in it: nothing read from a file
-            # can close it early.
-            runs = re.findall("`+", "\n".join(manifest))
-            fence = "`" * max(3, 1 + max((len(r) for r in runs), default=0))
-            lines += ["", f"  {fence}yaml", *(f"  {line}" for line in manifest), f"  {fence}"]
+    for achieved, items in advice.groups():
+        lines += [f"**{_upper_first(achieved.value)}:**", ""]
+        for item in items:
+            lines.append(f"- **{md_text(item.summary)}**: {md_text(_outcome(item))}")
+            if item.detail:
+                lines.append(f"  {md_text(item.detail)}")
+            lines.append(f"  _{md_text(_proof(item))}_")
+            manifest = _manifests(item)
+            if manifest:
+                # A fence longer than any run of backticks in it: nothing read from a file
+                # can close it early.
+                runs = re.findall("`+", "\n".join(manifest))
+                fence = "`" * max(3, 1 + max((len(r) for r in runs), default=0))
+                lines += ["", f"  {fence}yaml", *(f"  {line}" for line in manifest), f"  {fence}"]
+        lines.append("")
     lines += [f"- {md_text(n.text)}" for n in advice.notes]
     stopped = _stopped(advice)
     if stopped:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from scheduling.engine import Explanation, Outcome, VictimDetail
 from scheduling.workloads import VictimInfo, WorkloadRun
@@ -144,6 +145,121 @@ def protect(classes: list[str]) -> Gate:
         )
 
     return Gate(f"--protect {','.join(classes)}", check, check_run)
+
+
+def fail_on_pending() -> Gate:
+    """Fails when the pod, or any replica of the workload, is not running at the end."""
+
+    def check(ex: Explanation) -> str | None:
+        if not (pending := verdict_of(ex).pending):
+            return None
+        return f"{pending[0]} stays pending: {ex.message or 'no node takes it'}"
+
+    def check_run(run: WorkloadRun) -> str | None:
+        pending = verdict_of_run(run).pending
+        if not pending:
+            return None
+        total = len(run.submitted)
+        return (
+            f"{_workload(run)}: {len(pending)} of {total} pod{'s' if total != 1 else ''} "
+            f"stay pending: {_keys(pending)}"
+        )
+
+    return Gate("--fail-on-pending", check, check_run)
+
+
+def fail_on_unschedulable() -> Gate:
+    """Fails when a pod can be placed neither as the cluster stands nor by preempting."""
+
+    def check(ex: Explanation) -> str | None:
+        if not verdict_of(ex).unschedulable:
+            return None
+        return f"{ex.pod} cannot be scheduled: {ex.message or 'no node takes it'}"
+
+    def check_run(run: WorkloadRun) -> str | None:
+        hit = verdict_of_run(run).unschedulable
+        if not hit:
+            return None
+        n = len(hit)
+        return (
+            f"{_workload(run)}: {n} pod{'s' if n != 1 else ''} cannot be scheduled, even "
+            f"by preempting: {_keys(hit)}"
+        )
+
+    return Gate("--fail-on-unschedulable", check, check_run)
+
+
+def _keys(keys: tuple[str, ...], limit: int = 5) -> str:
+    shown = ", ".join(keys[:limit])
+    return shown + (f" and {len(keys) - limit} more" if len(keys) > limit else "")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the gates judge, in the answer itself: the API's result carries it as
+    ``verdict`` so a pipeline calling the API decides as ``whatif``'s exit status does.
+
+    ``victims`` every pod the answer evicts; ``pending`` the asked pods not running at
+    the end (--fail-on-pending); ``unschedulable`` those that no node takes, not even by
+    preempting (--fail-on-unschedulable); ``pdbs_exceeded`` the budgets taken past what
+    they allow (--fail-on-pdb-violation)."""
+
+    victims: tuple[str, ...]
+    highest_victim_priority: int | None
+    victim_classes: tuple[str, ...]
+    pdbs_exceeded: tuple[str, ...]
+    pending: tuple[str, ...]
+    unschedulable: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "preempts": bool(self.victims),
+            "victims": list(self.victims),
+            "highest_victim_priority": self.highest_victim_priority,
+            "victim_classes": list(self.victim_classes),
+            "pdbs_exceeded": list(self.pdbs_exceeded),
+            "pending": list(self.pending),
+            "unschedulable": list(self.unschedulable),
+        }
+
+
+def verdict_of(ex: Explanation) -> Verdict:
+    """One pod's verdict: a pod that preempts runs once its victims are gone; one that
+    is unschedulable stays pending (and no node takes it)."""
+    victims = chosen_victims(ex)
+    stuck = (ex.pod,) if ex.outcome == Outcome.UNSCHEDULABLE else ()
+    exceeded = {b.pdb for v in victims if v.violates_pdb for b in v.pdbs}
+    return Verdict(
+        victims=tuple(v.key for v in victims),
+        highest_victim_priority=max((v.priority for v in victims), default=None),
+        victim_classes=tuple(sorted({v.priority_class for v in victims if v.priority_class})),
+        pdbs_exceeded=tuple(sorted(exceeded)),
+        pending=stuck,
+        unschedulable=stuck,
+    )
+
+
+def verdict_of_run(run: WorkloadRun) -> Verdict:
+    """A workload's verdict over the whole run: a pod left pending with a nomination
+    waits for its victims' room (pending, not unschedulable); one left without one, or
+    that no profile of this scheduler schedules, cannot be placed at all."""
+    failed = run.failed_cycles_by_pod
+    pending = [p for p in run.submitted if not p.bound]
+    unschedulable = [
+        p.pod
+        for p in pending
+        if p.created
+        and not p.nominated_node
+        and (p.not_scheduled or (p.pod in failed and not failed[p.pod].victims))
+    ]
+    return Verdict(
+        victims=tuple(v.pod for v in run.victims),
+        highest_victim_priority=max((v.priority for v in run.victims), default=None),
+        victim_classes=tuple(sorted({v.priority_class for v in run.victims if v.priority_class})),
+        pdbs_exceeded=tuple(r.pdb for r in run.exceeded_pdbs),
+        pending=tuple(p.pod for p in pending),
+        unschedulable=tuple(unschedulable),
+    )
 
 
 def failures(gates: list[Gate], ex: Explanation) -> list[str]:

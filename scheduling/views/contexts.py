@@ -19,6 +19,7 @@ from scheduling.presenters import capacity as capacity_presenters
 from scheduling.presenters import pod as pod_presenters
 from scheduling.presenters import timeline as timeline_presenters
 from scheduling.presenters import workload as workload_presenters
+from scheduling.reports.manifest import manifest_lines
 from scheduling.workloads import WorkloadRun
 
 
@@ -51,6 +52,7 @@ def workload_context(
         "pod_waits": {w.pod: w for w in waits},
         "nodes_svg": workload_presenters.nodes_svg(run.nodes),
         "hypothetical": pod_presenters.hypothetical_class_lines(run.hypothetical_classes),
+        "manifest_lines": manifest_lines(run.contract.get("manifest") or {}),
         "cycle_page": pod_presenters.paginate(
             run.cycles, page=cycles_page, per_page=WORKLOAD_ROWS_PER_PAGE
         ),

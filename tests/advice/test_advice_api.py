@@ -254,6 +254,9 @@ def test_the_page_section_apply_and_the_share_link(
     # Apply more nodes: what to do, since the form takes no nodes.
     nodes = client.get(f"/analyses/{preempting.pk}/advice/1/apply/").content.decode()
     assert "Add 1 node like node-5" in nodes and "new snapshot" in nodes
+    # What the change then does, in words, never the outcome's code ("the what-if fits").
+    assert "Proven: with this change fits without evicting anyone" in nodes
+    assert "the what-if fits" not in nodes
     # Protect: the budget's YAML to apply.
     guard = client.get(f"/analyses/{preempting.pk}/advice/2/apply/").content.decode()
     assert "Create PodDisruptionBudget default/purple-guard" in guard

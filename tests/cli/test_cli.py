@@ -38,8 +38,21 @@ def _demo_objects() -> list[dict[str, Any]]:
 
 
 def _expected(objects: list[dict[str, Any]]) -> dict[str, Any]:
+    """The engine's answer, with the verdict the gates judge written out from it."""
     pod = read_documents(POD.read_bytes(), POD.name)[0]
-    answer: dict[str, Any] = json.loads(json.dumps(analyze(objects, pod).to_dict()))
+    result = analyze(objects, pod)
+    answer: dict[str, Any] = json.loads(json.dumps(result.to_dict()))
+    victims = result.explanation.victim_details if answer["outcome"] == "preempts" else []
+    stuck = [answer["pod"]] if answer["outcome"] == "unschedulable" else []
+    answer["verdict"] = {
+        "preempts": bool(victims),
+        "victims": [v.key for v in victims],
+        "highest_victim_priority": max((v.priority for v in victims), default=None),
+        "victim_classes": sorted({v.priority_class for v in victims if v.priority_class}),
+        "pdbs_exceeded": sorted({b.pdb for v in victims if v.violates_pdb for b in v.pdbs}),
+        "pending": stuck,
+        "unschedulable": stuck,
+    }
     return answer
 
 
@@ -296,7 +309,10 @@ def test_a_file_that_is_not_a_pod_is_told_what_it_holds(run_cli: Any, tmp_path: 
     err = r.stderr.decode()
     assert r.returncode == 2
     assert "values.yaml holds a document without a kind (keys: replicaCount, image)" in err
-    assert "give the manifest of a Pod, Deployment, ReplicaSet, StatefulSet or Job" in err
+    assert (
+        "give the manifest of a Pod, Deployment, ReplicaSet, StatefulSet, Job, DaemonSet, "
+        "CronJob, DeploymentConfig or Rollout" in err
+    )
 
 
 def test_priorities_print_plain_as_kubectl_prints_them(run_cli: Any) -> None:

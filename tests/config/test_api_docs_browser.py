@@ -27,12 +27,17 @@ def _offline(page: Any, live_server: Any) -> list[str]:
 @pytest.mark.browser
 def test_swagger_ui_renders_offline(live_server: Any, page: Any, owner: Any) -> None:
     refused = _offline(page, live_server)
+    # Under the pages' Content-Security-Policy, with no error (the package's inline
+    # <style> once logged one).
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     browser_login(page, live_server, "owner")
     page.click("text=API")
     page.wait_for_selector(".swagger-ui .info .title")
     assert "preemptlab API" in page.inner_text(".swagger-ui .info .title")
     page.wait_for_selector("text=/api/snapshots/")
     assert refused == []
+    assert errors == []
 
 
 @pytest.mark.browser

@@ -56,6 +56,7 @@ def test_the_sentence_names_the_class_its_place_the_error_the_pdb_and_the_preemp
     assert body["pdbs_at_zero"] == [{"pdb": "shop/api-pdb", "from": 1, "to": 0}]
     assert body["nodes"] == {"added": ["n3"], "removed": ["n2"]}
     assert body["preemptions"][0] == {
+        "id": None,
         "victim": "a/v",
         "preemptor": "b/p",
         "node": "n1",
@@ -110,8 +111,10 @@ def test_the_drift_of_two_built_snapshots_names_the_class_the_finding_and_the_pr
     new = {(f["rule"], f["severity"], tuple(f["objects"])) for f in body["findings"]["new"]}
     assert ("missing-class", "error", ("PriorityClass gone", "Pod shop/api")) in new, new
     assert body["pdbs_at_zero"] == [{"pdb": "default/web-pdb", "from": 1, "to": 0}]
+    recorded = ObservedPreemption.objects.get(victim="default/web-2")
     assert body["preemptions"] == [
         {
+            "id": recorded.pk,  # what .../preemptions/{id}/explain/ takes
             "victim": "default/web-2",
             "preemptor": "batch/urgent-1",
             "node": "node-b",

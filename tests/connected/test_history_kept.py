@@ -152,13 +152,13 @@ def test_an_explain_verdict_outlives_its_snapshot_and_a_deleted_one_is_said(
     assert again.status_code == 409 and said in again.json()["detail"]
     listed = _api(teammate).get(f"/api/clusters/{cluster.pk}/preemptions/")
     assert listed.status_code == 200
-    (body,) = listed.json()
+    (body,) = listed.json()["results"]
     assert body["id"] == row.pk and body["explanation"] is None
     assert body["explained_by"] == "teammate"
     assert body["verdict"] == {"matches": True, "said": said, "differences": [], "kept": True}
     assert _api(stranger).get(f"/api/clusters/{cluster.pk}/preemptions/").status_code == 404
-    bad = _api(teammate).get(f"/api/clusters/{cluster.pk}/preemptions/?limit=x")
-    assert bad.status_code == 400 and "limit" in bad.json()["detail"]
+    bad = _api(teammate).get(f"/api/clusters/{cluster.pk}/preemptions/?since=x")
+    assert bad.status_code == 400 and "since" in bad.json()
 
     # Another preemption before the deleted snapshot's successor: said deleted, and when.
     other = ObservedPreemption.objects.create(

@@ -202,3 +202,57 @@ def test_added_affinity_applies_to_every_pod_of_the_profile() -> None:
     assert got.node == "b" and got.feasible_nodes == ["b"]
     (rejected,) = got.to_dict()["rejected_nodes"]
     assert rejected["reasons"] == ["node(s) didn't match scheduler-enforced node affinity"]
+
+
+def test_the_sentence_names_the_real_reason() -> None:
+    # Two profiles, RequestedToCapacityRatio among them, and a pod naming a third
+    # scheduler: no profile schedules it, whatever the scoring.
+    two = load_scheduler_config(
+        {
+            **HEAD,
+            "profiles": [
+                {
+                    "schedulerName": "default-scheduler",
+                    "pluginConfig": [
+                        {
+                            "name": "NodeResourcesFit",
+                            "args": {
+                                "scoringStrategy": {
+                                    "type": "RequestedToCapacityRatio",
+                                    "resources": [{"name": "cpu", "weight": 1}],
+                                    "requestedToCapacityRatio": {
+                                        "shape": [
+                                            {"utilization": 0, "score": 10},
+                                            {"utilization": 100, "score": 0},
+                                        ]
+                                    },
+                                }
+                            },
+                        }
+                    ],
+                },
+                {"schedulerName": "batch-scheduler"},
+            ],
+        }
+    )
+    third = _web("gpu-scheduler")
+    ours = simulate(_two_nodes(), [third], scheduler_config=two).to_dict()
+    default = simulate(_two_nodes(), [_web()]).to_dict()
+    said = simulation_difference(ours, default, two.profiles[0])
+    assert said.startswith("no profile of this scheduler schedules 1 pod (web-0: ")
+    assert "gpu-scheduler" in said and "RequestedToCapacityRatio" not in said
+    # The default profile ties between two empty nodes: no one node "would" be chosen.
+    empty = [make_node(n).capacity(cpu="4", memory="8Gi").obj() for n in ("n1", "n2")]
+    packed_config = preset_config("most-allocated")
+    packed = analyze(empty, _web(), scheduler_config=packed_config)
+    tied = analyze(empty, _web())
+    assert tied.explanation.scores is not None and len(tied.explanation.scores.top) == 2
+    ours_d = {**packed.to_dict(), "node": "n9"}  # as if the profile chose otherwise
+    said = analysis_difference(
+        ours_d,
+        tied.to_dict(),
+        packed_config.profiles[0],
+        default_tie=tied.explanation.scores.top,
+    )
+    assert "the default profile ties between 2 nodes" in said
+    assert "would choose" not in said

@@ -144,7 +144,7 @@ def test_documents_and_list_items_keep_their_order() -> None:
             "`selector` does not match template `labels`",
         ),
         (controller("ReplicaSet", selector={}), "spec.selector", "empty selector"),
-        ({"kind": "CronJob", "metadata": {"name": "x"}}, "kind", "unknown kind 'CronJob'"),
+        ({"kind": "CronJob", "metadata": {"name": "x"}}, "spec", "Required value"),
         (controller("Deployment", replicas=-1), "spec.replicas", "greater than or equal to 0"),
     ],
 )

@@ -48,8 +48,9 @@ def test_the_gate_sentence_names_each_change_that_evicts_no_one() -> None:
     )
     md = render_advice_markdown(advice, gate_failed=True)
     assert "To pass the gate, add 1 node like worker-a.\n" in md
-    assert "To evict no one, add 1 node like worker-a." in render_advice_markdown(
-        advice, gate_failed=False
+    assert (
+        "To run everything without evicting anyone, add 1 node like worker-a."
+        in render_advice_markdown(advice, gate_failed=False)
     )
     text = render_advice_text(advice)
     assert "  - add 1 node like worker-a: fits on n2, evicts no one\n" in text
@@ -73,3 +74,29 @@ def test_nothing_to_avoid_says_so() -> None:
     assert render_advice_text(Advice(items=(), baseline=calm)).startswith(
         "How to avoid it: nothing to avoid"
     )
+
+
+def test_the_headline_matches_a_rollout_that_leaves_replicas_pending() -> None:
+    # 2 of 4 replicas stay pending and no one is evicted: the lead is about running
+    # them all, and a class that waits is not listed as a way to do it.
+    pending = Answer(
+        outcome="some-run",
+        node="n1",
+        victims=(),
+        pdbs_exceeded=(),
+        pending=("ns/web-3", "ns/web-4"),
+    )
+    smaller = _item(AdviceKind.SMALLER_REQUEST, None, "request at most 790m cpu")
+    smaller = AdviceItem(**{**smaller.__dict__, "outcome": "all-run"})
+    wait = _item(
+        AdviceKind.WAIT_INSTEAD, None, "use PriorityClass low-waiting (10, Never) and wait"
+    )
+    wait = AdviceItem(**{**wait.__dict__, "outcome": "some-run"})
+    advice = Advice(items=(smaller, wait), baseline=pending)
+    md = render_advice_markdown(advice, gate_failed=False)
+    assert "To run every pod, request at most 790m cpu.\n" in md
+    assert "To evict no one" not in md
+    assert md.index("**Everything runs:**") < md.index("**The pod waits instead:**")
+    assert md.index("**The pod waits instead:**") < md.index("use PriorityClass low-waiting")
+    text = render_advice_text(advice)
+    assert "  The pod waits instead:\n  - use PriorityClass low-waiting" in text

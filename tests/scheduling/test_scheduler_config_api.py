@@ -217,3 +217,31 @@ def test_retry_and_rerun_keep_the_configuration(
     assert inherited.scheduler_preset == "most-allocated"
     moved = services.analysis_rerun(analysis=inherited, snapshot=other)
     assert (moved.scheduler_source, moved.scheduler_preset) == ("default", "")
+
+
+@pytest.mark.parametrize(
+    ("config", "says"),
+    [
+        (
+            "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+            "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
+            "      scoringStrategy:\n        typ: MostAllocated\n",
+            'strict decoding error: unknown field "profiles[0].pluginConfig[0].args.'
+            'scoringStrategy.typ"',
+        ),
+        (
+            "apiVersion: config.openshift.io/v1\nkind: Scheduler\nmetadata: {name: cluster}\n"
+            "spec: {profile: NoScoring}\n",
+            "its spec.profile NoScoring is the preset openshift-no-scoring",
+        ),
+    ],
+)
+def test_the_scheduler_tab_names_a_misspelt_field_and_the_openshift_resource(
+    api: Any, demo_snapshot: Any, config: str, says: str
+) -> None:
+    url = f"/api/snapshots/{demo_snapshot.pk}/scheduler-config/"
+    r = api.put(url, {"scheduler_config": config}, format="json")
+    assert r.status_code == 400
+    (error,) = r.json()["scheduler_config"]
+    assert says in error
+    assert "Unsupported value" not in error

@@ -20,6 +20,7 @@ from ..profile.profile_map import SchedulerConfigInput
 from .kinds import KINDS
 from .question import Asked, PodQuestion, Question, WorkloadQuestion
 from .result import (
+    Achieves,
     AddNodes,
     Advice,
     AdviceItem,
@@ -32,6 +33,7 @@ from .result import (
     ObjectPatch,
     Proof,
     StepLess,
+    achieves,
     change_from_dict,
 )
 from .search import Budget
@@ -104,10 +106,11 @@ def advise(
 
 
 def usefulness(item: AdviceItem) -> tuple[int, int, int]:
-    """Most useful first: a change after which the pod (every replica) runs, then fewer
-    victims, then the kinds' own order (a stable sort keeps each kind's order)."""
+    """Most useful first: by what the change achieves (everything runs, no one evicted,
+    the pod waits, fewer evictions), then fewer victims, then the kinds' own order (a
+    stable sort keeps each kind's order)."""
     return (
-        0 if item.outcome in ("fits", "all-run") else 1,
+        list(Achieves).index(achieves(item)),
         len(item.victims),
         list(AdviceKind).index(item.kind),
     )
@@ -115,6 +118,7 @@ def usefulness(item: AdviceItem) -> tuple[int, int, int]:
 
 __all__ = [
     "MAX_RUNS_PER_KIND",
+    "Achieves",
     "AddNodes",
     "Advice",
     "AdviceItem",
@@ -130,6 +134,7 @@ __all__ = [
     "Question",
     "StepLess",
     "WorkloadQuestion",
+    "achieves",
     "advise",
     "change_from_dict",
 ]

@@ -104,7 +104,9 @@ class Asked:
         """A workload's pending pods, expanded and admitted as submission does."""
         q = self.question
         assert isinstance(q, WorkloadQuestion)
-        workload = expand_workload(objects, max_replicas=q.max_replicas, taken=q.taken)
+        workload = expand_workload(
+            objects, max_replicas=q.max_replicas, taken=q.taken, nodes=self.cluster.node_infos
+        )
         admit(workload, self.admitting().resolver)
         return workload
 

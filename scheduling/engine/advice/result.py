@@ -191,6 +191,31 @@ class AdviceItem:
         )
 
 
+class Achieves(enum.StrEnum):
+    """What a change achieves, the groups the advice is shown in (best first)."""
+
+    EVERYTHING_RUNS = "everything runs"
+    EVICTS_NO_ONE = "evicts no one"
+    WAITS_INSTEAD = "the pod waits instead"
+    FEWER_EVICTIONS = "fewer evictions"
+
+
+# The outcomes in which nothing asked stays pending.
+RUNS_OUTCOMES = ("fits", "all-run")
+
+
+def achieves(item: AdviceItem) -> Achieves:
+    """Everything runs unevicting; or no one is evicted but pods stay pending (waiting
+    for room when the change is a class that does not preempt); else fewer evictions."""
+    if item.victims or item.pdbs_exceeded:
+        return Achieves.FEWER_EVICTIONS
+    if item.outcome in RUNS_OUTCOMES:
+        return Achieves.EVERYTHING_RUNS
+    if item.kind == AdviceKind.WAIT_INSTEAD:
+        return Achieves.WAITS_INSTEAD
+    return Achieves.EVICTS_NO_ONE
+
+
 @dataclass(frozen=True)
 class Note:
     """A finding that is no change: "no budget would protect app X: every candidate node
@@ -242,6 +267,27 @@ class Advice:
     @property
     def stopped_early(self) -> bool:
         return any(s.stopped for s in self.searches)
+
+    def groups(self) -> list[tuple[Achieves, list[AdviceItem]]]:
+        """The items by what they achieve, in Achieves' order, each group most useful first."""
+        return [(a, got) for a in Achieves if (got := [i for i in self.items if achieves(i) == a])]
+
+    def headline(self) -> tuple[str, list[AdviceItem]]:
+        """The lead that matches the answer as asked, and the items it names: "to run
+        every replica" where it leaves pods pending, "to evict no one" where it evicts
+        (changes after which some pods wait are named only when nothing runs them all).
+        ("", []) when no item achieves what the lead promises."""
+        by = dict(self.groups())
+        everything = by.get(Achieves.EVERYTHING_RUNS, [])
+        if self.baseline.victims or self.baseline.pdbs_exceeded:
+            if everything:
+                return "To run everything without evicting anyone", everything
+            if Achieves.EVICTS_NO_ONE in by:
+                return "To evict no one (some pods then stay pending)", by[Achieves.EVICTS_NO_ONE]
+            return "", []
+        if self.baseline.pending and everything:
+            return "To run every pod", everything
+        return "", []
 
     def as_contract(self) -> dict[str, Any]:
         """Exactly the advice contract: ``{"advice": [...]}``."""
@@ -297,6 +343,7 @@ class Advice:
 
 
 __all__ = [
+    "Achieves",
     "AddNodes",
     "Advice",
     "AdviceItem",
@@ -309,5 +356,6 @@ __all__ = [
     "ObjectPatch",
     "Proof",
     "StepLess",
+    "achieves",
     "change_from_dict",
 ]

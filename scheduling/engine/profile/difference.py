@@ -5,7 +5,7 @@ non-default profile's answer."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..plugins import names
@@ -38,8 +38,14 @@ def why(profile: Profile | None) -> str:
     return "this profile's scoring chooses differently"
 
 
-def _default_answer(default: Mapping[str, Any]) -> str:
+def _default_answer(default: Mapping[str, Any], tie: Sequence[str] = ()) -> str:
     outcome = default["outcome"]
+    if outcome == "fits" and len(tie) > 1:
+        # selectHost picks one of the top-scored nodes at random: no node is "the" answer.
+        return (
+            f"the default profile ties between {len(tie)} nodes (kube-scheduler picks "
+            f"one of {', '.join(tie[:3])}{' and more' if len(tie) > 3 else ''} at random)"
+        )
     if outcome == "fits":
         return f"the default profile would choose {default['node']}"
     if outcome == "preempts":
@@ -49,10 +55,15 @@ def _default_answer(default: Mapping[str, Any]) -> str:
 
 
 def analysis_difference(
-    ours: Mapping[str, Any], default: Mapping[str, Any], profile: Profile | None = None
+    ours: Mapping[str, Any],
+    default: Mapping[str, Any],
+    profile: Profile | None = None,
+    *,
+    default_tie: Sequence[str] = (),
 ) -> str:
     """How analyze()'s answer under ``profile`` (``ours``) differs from the default
-    profile's (``default``), both Result.to_dict()."""
+    profile's (``default``), both Result.to_dict(); ``default_tie``: the nodes the default
+    profile's scores tie between (its top set), when it fits."""
     same = (
         ours["outcome"] == default["outcome"]
         and ours["node"] == default["node"]
@@ -61,7 +72,7 @@ def analysis_difference(
     if same:
         return SAME
     pod = _short(ours["pod"])
-    theirs = _default_answer(default)
+    theirs = _default_answer(default, default_tie)
     outcome = ours["outcome"]
     if outcome == "fits":
         if default["outcome"] == "fits":
@@ -100,6 +111,15 @@ def simulation_difference(
         return (
             f"this profile evicts {_count(evicted, 'pod')}, "
             f"the default profile would evict {evicted_default}."
+        )
+    unscheduled = [k for k in moved if not mine[k]["node"] and mine[k].get("not_scheduled")]
+    if unscheduled and len(unscheduled) == len(moved):
+        # Scoring is not the reason: no profile of this scheduler takes these pods.
+        return (
+            f"no profile of this scheduler schedules {_count(len(unscheduled), 'pod')} "
+            f"({_short(unscheduled[0])}: {mine[unscheduled[0]]['not_scheduled']}); "
+            f"{'it stays' if len(unscheduled) == 1 else 'they stay'} pending, the default "
+            f"profile would place {'it' if len(unscheduled) == 1 else 'them'}."
         )
     first = moved[0]
     where, there = mine[first]["node"], base[first]["node"]

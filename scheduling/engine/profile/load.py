@@ -17,6 +17,7 @@ from .types import (
     DEFAULT_SCHEDULER_NAME,
     EXTENSION_POINTS,
     KIND,
+    OPENSHIFT_PROFILES,
     SOURCE_ANALYSIS,
     PluginRef,
     PluginSet,
@@ -47,6 +48,38 @@ _TOP_FIELDS = frozenset(
 _PROFILE_FIELDS = frozenset(
     {"schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig"}
 )
+
+
+# The fields of each in-tree plugin's args (pkg/scheduler/apis/config/v1, v1.35), which
+# kube-scheduler decodes strictly: a misspelt field is an unknown field, not a value.
+_EMBEDDED = frozenset({"apiVersion", "kind"})
+_ARG_FIELDS: dict[str, frozenset[str]] = {
+    "DefaultPreemption": frozenset({"minCandidateNodesPercentage", "minCandidateNodesAbsolute"}),
+    "InterPodAffinity": frozenset({"hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods"}),
+    "NodeAffinity": frozenset({"addedAffinity"}),
+    "NodeResourcesBalancedAllocation": frozenset({"resources"}),
+    "NodeResourcesFit": frozenset({"ignoredResources", "ignoredResourceGroups", "scoringStrategy"}),
+    "PodTopologySpread": frozenset({"defaultConstraints", "defaultingType"}),
+    "VolumeBinding": frozenset({"bindTimeoutSeconds", "shape"}),
+    "DynamicResources": frozenset({"filterTimeout", "bindingTimeout"}),
+}
+_SCORING_STRATEGY = frozenset({"type", "resources", "requestedToCapacityRatio"})
+
+
+def _unknown_args(plugin: str, args: Mapping[str, Any], path: str) -> None:
+    """Strict decoding of a plugin's args: its fields, and its scoring strategy's."""
+    known = _ARG_FIELDS.get(plugin)
+    if known is None:
+        return
+    _unknown(args, known | _EMBEDDED, path)
+    strategy = args.get("scoringStrategy")
+    if plugin == "NodeResourcesFit" and isinstance(strategy, Mapping):
+        _unknown(strategy, _SCORING_STRATEGY, f"{path}.scoringStrategy")
+        ratio = strategy.get("requestedToCapacityRatio")
+        if isinstance(ratio, Mapping):
+            _unknown(
+                ratio, frozenset({"shape"}), f"{path}.scoringStrategy.requestedToCapacityRatio"
+            )
 
 
 def _refuse(path: str, message: str) -> InvalidInput:
@@ -200,6 +233,7 @@ def _profile(raw: Any, path: str, errors: list[str]) -> Profile:
             continue
         args = _mapping(entry.get("args") or {}, f"{p}.args")
         _int32_args(args, f"{p}.args")
+        _unknown_args(plugin, args, f"{p}.args")
         args = default_args(plugin, dict(args))
         given[plugin] = args
         check = validation.ARGS_VALIDATORS.get(plugin)
@@ -212,6 +246,27 @@ def _profile(raw: Any, path: str, errors: list[str]) -> Profile:
     return Profile(name or "", plugins, given, pct)
 
 
+def openshift_scheduler_words(raw: Mapping[str, Any]) -> str:
+    """OpenShift's Scheduler resource pasted for a KubeSchedulerConfiguration: which preset
+    its spec.profile is."""
+    spec = raw.get("spec") if isinstance(raw.get("spec"), Mapping) else {}
+    assert isinstance(spec, Mapping)
+    profile = str(spec.get("profile") or "LowNodeUtilization")
+    preset = OPENSHIFT_PROFILES.get(profile)
+    listed = ", ".join(OPENSHIFT_PROFILES.values())
+    if preset is None:
+        return (
+            f"this is OpenShift's Scheduler resource (config.openshift.io), not a "
+            f"KubeSchedulerConfiguration, and its spec.profile {profile!r} is none OpenShift "
+            f"knows: choose one of the presets {listed}"
+        )
+    return (
+        f"this is OpenShift's Scheduler resource (config.openshift.io), not a "
+        f"KubeSchedulerConfiguration: its spec.profile {profile} is the preset {preset}; "
+        f"choose that preset (the OpenShift presets: {listed})"
+    )
+
+
 def load_scheduler_config(
     raw: Mapping[str, Any], *, source: str = SOURCE_ANALYSIS, preset: str | None = None
 ) -> SchedulerConfiguration:
@@ -222,6 +277,8 @@ def load_scheduler_config(
     version, kind = raw.get("apiVersion"), raw.get("kind")
     if not kind:
         raise _refuse("kind", "Object 'Kind' is missing: give kind: KubeSchedulerConfiguration")
+    if kind == "Scheduler" and str(version or "").startswith("config.openshift.io/"):
+        raise InvalidInput(openshift_scheduler_words(raw))
     if version != API_VERSION or kind != KIND:
         raise InvalidInput(
             f'no kind "{kind}" is registered for version "{version}" in scheme '

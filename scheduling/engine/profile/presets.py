@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from .load import load_scheduler_config
+from .types import OPENSHIFT_PROFILES as OPENSHIFT_PROFILES
 from .types import SOURCE_DEFAULT, SchedulerConfiguration
 
 _DIR = Path(__file__).parent / "presets"
@@ -36,14 +37,10 @@ _TITLES: dict[str, tuple[str, str]] = {
     ),
     "openshift-no-scoring": ("OpenShift NoScoring", "openshift/cluster-kube-scheduler-operator"),
     "most-allocated": ("MostAllocated (GKE optimize-utilization scoring)", "GKE"),
-    "gardener-bin-packing": ("Gardener bin-packing", "gardener/gardener"),
-}
-
-# schedulers.config.openshift.io/cluster spec.profile -> preset name.
-OPENSHIFT_PROFILES: dict[str, str] = {
-    "LowNodeUtilization": "openshift-low-node-utilization",
-    "HighNodeUtilization": "openshift-high-node-utilization",
-    "NoScoring": "openshift-no-scoring",
+    "gardener-bin-packing": (
+        "Gardener bin-packing (changes only pods naming bin-packing-scheduler)",
+        "gardener/gardener",
+    ),
 }
 
 

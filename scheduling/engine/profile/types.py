@@ -63,6 +63,14 @@ class Profile:
     percentage_of_nodes_to_score: int | None = None
 
 
+# schedulers.config.openshift.io/cluster spec.profile -> preset name.
+OPENSHIFT_PROFILES: dict[str, str] = {
+    "LowNodeUtilization": "openshift-low-node-utilization",
+    "HighNodeUtilization": "openshift-high-node-utilization",
+    "NoScoring": "openshift-no-scoring",
+}
+
+
 @dataclass(frozen=True)
 class SchedulerConfiguration:
     """A KubeSchedulerConfiguration, defaulted and validated, with where it came from."""

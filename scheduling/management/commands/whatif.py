@@ -19,6 +19,7 @@ from scheduling.engine import (
     simulate,
 )
 from scheduling.engine.advice import Advice, PodQuestion, Question, WorkloadQuestion, advise
+from scheduling.engine.budgets import manifest_record, with_budgets
 from scheduling.engine.capacity import MAX_LIMIT, capacity
 from scheduling.engine.hypothetical import (
     priority_class_object,
@@ -31,6 +32,7 @@ from scheduling.management.inputs import (
     add_scheduler_arguments,
     add_stored_snapshot_arguments,
     files_cluster,
+    not_a_snapshot,
     read_input,
     scheduler_choice,
     stored_snapshot_cluster,
@@ -40,6 +42,7 @@ from scheduling.profile_difference import difference_sentence
 from scheduling.reports import gates
 from scheduling.reports.advice import render_advice_markdown, render_advice_text
 from scheduling.reports.escaping import plain
+from scheduling.reports.manifest import manifest_lines
 from scheduling.reports.markdown import render_markdown, render_workload_markdown
 from scheduling.reports.profile import profile_lines
 from scheduling.reports.text import render_capacity_text, render_text, render_workload_text
@@ -147,6 +150,16 @@ class Command(BaseCommand):
             metavar="CLASS,...",
             help="fail when a victim belongs to one of these PriorityClasses",
         )
+        parser.add_argument(
+            "--fail-on-pending",
+            action="store_true",
+            help="fail when the pod, or any replica of the workload, is not running at the end",
+        )
+        parser.add_argument(
+            "--fail-on-unschedulable",
+            action="store_true",
+            help="fail when a pod cannot be scheduled, not even by preempting",
+        )
 
     def _gates(self, options: dict[str, Any]) -> list[gates.Gate]:
         chosen: list[gates.Gate] = []
@@ -166,6 +179,10 @@ class Command(BaseCommand):
                     returncode=gates.BAD_INPUT,
                 )
             chosen.append(gates.protect(classes))
+        if options["fail_on_pending"]:
+            chosen.append(gates.fail_on_pending())
+        if options["fail_on_unschedulable"]:
+            chosen.append(gates.fail_on_unschedulable())
         return chosen
 
     def _cluster(self, options: dict[str, Any]) -> tuple[Cluster, str, str]:
@@ -177,13 +194,25 @@ class Command(BaseCommand):
                     f"With --snapshot give only the Pod file, not {len(inputs)} files.",
                     returncode=gates.BAD_INPUT,
                 )
-            return (*stored_snapshot_cluster(options), inputs[0])
+            cluster, name = stored_snapshot_cluster(options)
+            if not cluster.nodes:
+                raise CommandError(
+                    plain(
+                        f"Snapshot {options['snapshot']} has no nodes to run the pod on; "
+                        "upload one taken with kubectl get nodes,pods,pdb,priorityclasses -A."
+                    ),
+                    returncode=gates.BAD_INPUT,
+                )
+            return cluster, name, inputs[0]
         if len(inputs) < 2:
             raise CommandError(
                 "Give the snapshot's files and then the Pod file, or --snapshot NAME|ID and the Pod file.",
                 returncode=gates.BAD_INPUT,
             )
-        return (*files_cluster(inputs[:-1]), inputs[-1])
+        cluster, name = files_cluster(inputs[:-1])
+        if not cluster.nodes:
+            raise CommandError(plain(not_a_snapshot(inputs[:-1])), returncode=gates.BAD_INPUT)
+        return cluster, name, inputs[-1]
 
     def _workload(
         self,
@@ -199,7 +228,7 @@ class Command(BaseCommand):
         the gates judge the whole run."""
         limit = int(settings.PREEMPTLAB_WORKLOAD_MAX_REPLICAS)
         try:
-            workload = expand_workload(objects, max_replicas=limit)
+            workload = expand_workload(objects, max_replicas=limit, nodes=cluster.node_infos)
         except TooManyReplicas as e:
             raise CommandError(
                 f"{e}; raise the limit with the PREEMPTLAB_WORKLOAD_MAX_REPLICAS environment "
@@ -207,6 +236,9 @@ class Command(BaseCommand):
                 returncode=gates.BAD_INPUT,
             ) from None
         admit(workload, cluster.resolver)
+        # The manifest's budgets join the snapshot for this run (a same-named one replaced).
+        cluster, budgets = with_budgets(cluster, workload.budgets)
+        manifest = manifest_record(budgets, workload.skipped)
 
         def run_under(config: dict[str, Any] | None) -> tuple[Any, WorkloadRun]:
             sim = simulate(
@@ -237,7 +269,13 @@ class Command(BaseCommand):
         )
         if options["format"] == "json":
             # The workload's outcome, then the contract with the profile as chosen here.
-            body = {"outcome": run.outcome.value, **sim.to_dict()}
+            body = {
+                "outcome": run.outcome.value,
+                **sim.to_dict(),
+                "verdict": gates.verdict_of_run(run).to_dict(),
+            }
+            if manifest is not None:
+                body["manifest"] = manifest
             self.stdout.write(
                 json.dumps(self._with_advice(self._contract(body, scheduler), advice), indent=2)
             )
@@ -248,6 +286,8 @@ class Command(BaseCommand):
             )
         else:
             self.stdout.write(render_workload_text(run), ending="")
+        if manifest is not None and options["format"] != "json":
+            self.stdout.write("\n".join(manifest_lines(manifest)) + "\n", ending="")
         self._advice_report(options, advice, failed)
         if failed:
             raise GateFailed(plain("; ".join(failed)), returncode=gates.GATE_FAILED)
@@ -448,6 +488,7 @@ class Command(BaseCommand):
         self._profile(options, scheduler, difference)
         if options["format"] == "json":
             body = self._contract(result.to_dict(), scheduler)
+            body["verdict"] = gates.verdict_of(result.explanation).to_dict()
             self.stdout.write(json.dumps(self._with_advice(body, advice), indent=2))
         elif options["format"] == "markdown":
             self.stdout.write(

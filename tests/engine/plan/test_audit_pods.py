@@ -130,3 +130,13 @@ def test_no_block_below_either_threshold() -> None:
     assert [f.objects for f in findings(_crowd(100, 101), "equal-priority-block")] == [
         ("PriorityClass top",)
     ]
+
+
+def test_one_pod_naming_a_deleted_class_is_worded_as_one() -> None:
+    objects = [
+        make_node("n1").obj(),
+        make_pod("legacy-api-0").node("n1").priority_class("ghost").priority(50).obj(),
+    ]
+    (f,) = findings(objects, "missing-class")
+    assert "1 pod of Pod default/legacy-api-0 names it" in f.message
+    assert "so it cannot be replaced" in f.message

@@ -9,7 +9,9 @@ exceeds (a budget created now, its pods all healthy, allows exactly that). The
 scheduler then prefers a candidate whose victims violate fewer budgets; when every
 candidate violates one it evicts anyway (PodDisruptionBudgets are best effort in
 preemption), and that is said instead. One step less is the budget allowing one
-disruption more, which the eviction does not exceed.
+disruption more, which the eviction does not exceed. No budget is proposed for an app
+the cluster's operators own (plan/owned.py: OpenShift's platform namespaces, an
+operator's labels or custom resource): a note says why instead.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections import defaultdict
 from typing import Any
 
 from ...objects import Pod
+from ...plan.owned import pod_marks
 from ..question import Asked, Run
 from ..result import AdviceKind, CreateObjects, Note
 from ..search import KindBudget
@@ -89,6 +92,20 @@ def search(asked: Asked, base: Run, budget_: KindBudget) -> KindAdvice:
             labels = selecting_labels(victims)
             kind, _, name = owner.partition("/")
             app = f"{kind} {namespace}/{name}"
+            marks = pod_marks(victims[0])
+            if marks:
+                # An operator's app: a budget there blocks node drains and upgrades, the
+                # operator may remove it, and it only moves the eviction to another pod.
+                s.found.notes.append(
+                    Note(
+                        AdviceKind.PROTECT,
+                        f"no budget proposed for {app}: it is owned by the cluster's "
+                        f"operators ({'; '.join(marks)}); a PodDisruptionBudget there would "
+                        "block node drains and upgrades and only move the eviction to "
+                        "another pod",
+                    )
+                )
+                continue
             if not labels:
                 s.found.notes.append(
                     Note(

@@ -13,6 +13,7 @@ without evicting: the guess passes, or what is left to search is below it).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -20,7 +21,7 @@ from ...objects import CPU, MEMORY, Pod
 from ...quantity import format_quantity
 from ..question import Asked, Run
 from ..result import AdviceKind, ObjectPatch
-from ..search import KindBudget, Probe, least_passing
+from ..search import Found, KindBudget, Probe, least_passing
 from .common import (
     KindAdvice,
     Searching,
@@ -56,14 +57,15 @@ def requests_of(spec: dict[str, Any]) -> dict[str, int]:
 def set_request(spec: dict[str, Any], resource: str, target: int) -> None:
     """Lower the pod's ``resource`` request to ``target`` in all: pod-level requests
     when set, else the containers' (sidecars and regular ones taken from the largest
-    first; each plain init container capped)."""
+    first; each plain init container capped). A limit equal to the request it had is
+    lowered with it, so the pod keeps its QoS class (a Guaranteed pod stays one)."""
     overhead = requests_of({"containers": [{"name": "o"}], "overhead": spec.get("overhead")}).get(
         resource, 0
     )
     room = max(0, target - overhead)
     level = (spec.get("resources") or {}).get("requests") or {}
     if resource in level:
-        spec["resources"]["requests"][resource] = quantity(room, resource)
+        _lower(spec["resources"], resource, _amount(level[resource], resource), room)
         return
     running: list[tuple[int, dict[str, Any]]] = []
     for part, _, c in each_container(spec):
@@ -72,14 +74,24 @@ def set_request(spec: dict[str, Any], resource: str, target: int) -> None:
         if part == "containers" or c.get("restartPolicy") == "Always":
             running.append((amount, c))
         elif amount > room:
-            _requests(c, create=True)[resource] = quantity(room, resource)
+            _requests(c, create=True)
+            _lower(c["resources"], resource, amount, room)
     excess = sum(a for a, _ in running) - room
     for amount, c in sorted(running, key=lambda x: -x[0]):
         if excess <= 0:
             break
         cut = min(amount, excess)
-        _requests(c, create=True)[resource] = quantity(amount - cut, resource)
+        _requests(c, create=True)
+        _lower(c["resources"], resource, amount, amount - cut)
         excess -= cut
+
+
+def _lower(resources: dict[str, Any], resource: str, was: int, to: int) -> None:
+    """requests[resource] to ``to``; limits[resource] too where it equalled the request."""
+    resources["requests"][resource] = quantity(to, resource)
+    limits = resources.get("limits") or {}
+    if resource in limits and _amount(limits[resource], resource) == was:
+        limits[resource] = quantity(to, resource)
 
 
 def _requests(container: dict[str, Any], create: bool = False) -> dict[str, Any]:
@@ -153,21 +165,57 @@ def _guess(
 
 
 def search(asked: Asked, base: Run, budget: KindBudget) -> KindAdvice:
+    """cpu alone, memory alone; both together only where neither alone is enough (an
+    item changes no resource the proof shows unneeded)."""
     with Searching(AdviceKind.SMALLER_REQUEST, budget) as s:
         for index in hurting_objects(asked, base):
             obj = asked.objects()[index]
             asked_for = requests_of(pod_spec(obj))
             cpu, mem = asked_for.get(CPU, 0), asked_for.get(MEMORY, 0)
-            ways: list[tuple[tuple[str, ...], int]] = []
+            alone = False
             if cpu >= MILLICPU_STEP:
-                ways.append(((CPU,), -(-cpu // MILLICPU_STEP) - 1))
+                alone |= _one(s, asked, base, index, (CPU,), _top(cpu, CPU), cpu, mem)
             if mem >= MEMORY_STEP:
-                ways.append(((MEMORY,), -(-mem // MEMORY_STEP) - 1))
-            if cpu >= MILLICPU_STEP and mem >= MEMORY_STEP:
-                ways.append(((CPU, MEMORY), -(-cpu // MILLICPU_STEP) - 1))
-            for resources, top in ways:
-                _one(s, asked, base, index, resources, top, cpu, mem)
+                alone |= _one(s, asked, base, index, (MEMORY,), _top(mem, MEMORY), cpu, mem)
+            if not alone and cpu >= MILLICPU_STEP and mem >= MEMORY_STEP:
+                _one(s, asked, base, index, (CPU, MEMORY), _top(cpu, CPU), cpu, mem)
     return s.found
+
+
+STEPS = {CPU: MILLICPU_STEP, MEMORY: MEMORY_STEP}
+
+
+def _top(amount: int, resource: str) -> int:
+    """The step just below what was asked."""
+    return -(-amount // STEPS[resource]) - 1
+
+
+def _change(asked: Asked, index: int, wanted: dict[str, int]) -> ObjectPatch:
+    def edit(obj: dict[str, Any]) -> None:
+        spec = pod_spec(obj)
+        for r, v in wanted.items():
+            set_request(spec, r, v)
+
+    return object_patch(asked, index, edit)
+
+
+def _largest(
+    s: Searching,
+    asked: Asked,
+    index: int,
+    amounts: Callable[[int], dict[str, int]],
+    top: int,
+    guess: int | None,
+) -> tuple[int, Found[Run | None]] | None:
+    """The largest step k in 0..top at which everything runs unevicting (the search's
+    least passing step i is request step top - i), and its Found."""
+    probe = Probe(
+        run=lambda i: answer_or_none(asked, _change(asked, index, amounts(top - i))),
+        passes=runs_clean,
+        budget=s.budget,
+    )
+    found = least_passing(probe, 0, top, guess=None if guess is None else top - guess)
+    return None if found is None else (top - found.step, found)
 
 
 def _one(
@@ -179,51 +227,78 @@ def _one(
     top: int,
     cpu: int,
     mem: int,
-) -> None:
+) -> bool:
     """The largest request of ``resources`` (steps 0..top of the first resource) at
-    which everything runs unevicting; ``top`` the step just below what was asked."""
-    step_size = MILLICPU_STEP if resources[0] == CPU else MEMORY_STEP
+    which everything runs unevicting; ``top`` the step just below what was asked. Both
+    together go down scaled (memory in cpu's proportion), then each is raised back
+    alone as far as it may go, so one step more of either still hurts. Whether an
+    item was found."""
 
-    def amounts(k: int) -> dict[str, int]:
+    def scaled(k: int) -> dict[str, int]:
         if resources == (CPU, MEMORY):
             # Scaled together: memory in cpu's proportion, rounded down to 16Mi.
             c = k * MILLICPU_STEP
             return {CPU: c, MEMORY: (mem * c // cpu) // MEMORY_STEP * MEMORY_STEP}
-        return {resources[0]: k * step_size}
+        return {resources[0]: k * STEPS[resources[0]]}
 
-    def change(k: int) -> ObjectPatch:
-        wanted = amounts(k)
-
-        def edit(obj: dict[str, Any]) -> None:
-            spec = pod_spec(obj)
-            for r, v in wanted.items():
-                set_request(spec, r, v)
-
-        return object_patch(asked, index, edit)
-
-    # Step i of the search is request step top - i: the search's least passing step is
-    # the largest request.
-    to_k: Callable[[int], int] = lambda i: top - i  # noqa: E731
-    probe = Probe(
-        run=lambda i: answer_or_none(asked, change(to_k(i))),
-        passes=runs_clean,
-        budget=s.budget,
-    )
     replicas = 1 if asked.is_pod else asked.expand(asked.objects()).objects[index].replicas
-    guess = top - _guess(asked, base, resources, amounts, replicas, top)
     s.mark()
-    found = least_passing(probe, 0, top, guess=guess)
+    guess = _guess(asked, base, resources, scaled, replicas, top)
+    found = _largest(s, asked, index, scaled, top, guess)
     if found is None:
-        return
-    k = to_k(found.step)
-    less = (
-        step_less(change(k + 1), found.below) if found.below is not None else step_less(None, base)
-    )
+        return False
+    k, proof = found
+    amounts: Callable[[int], dict[str, int]] = scaled
+    if resources == (CPU, MEMORY):
+        # Memory back up with cpu held, then cpu back up with that memory held.
+        for resource, other in ((MEMORY, CPU), (CPU, MEMORY)):
+            got = amounts(k)
+            start = got[resource] // STEPS[resource]
+            held = got[other]
+
+            def alone(
+                j: int,
+                resource: str = resource,
+                other: str = other,
+                held: int = held,
+                start: int = start,
+            ) -> dict[str, int]:
+                return {resource: (start + j) * STEPS[resource], other: held}
+
+            raised = _largest(
+                s, asked, index, alone, _top(cpu if resource == CPU else mem, resource) - start, 0
+            )
+            if raised is not None:
+                (k, proof), amounts = raised, alone
     got = amounts(k)
-    words = " and ".join(f"{format_quantity(v, r)} {r}" for r, v in got.items())
-    s.add(
-        change(k),
-        found.run,
-        less=less,
-        summary=f"request at most {words}",
+    # One step less of the change is one step more request (none: the question as asked).
+    less = (
+        step_less(_change(asked, index, amounts(k + 1)), proof.below)
+        if proof.below is not None
+        else step_less(None, base)
     )
+    words = " and ".join(
+        f"{format_quantity(v, r)} {r}" for r, v in got.items() if v < (cpu if r == CPU else mem)
+    )
+    s.add(
+        _change(asked, index, got),
+        proof.run,
+        less=less,
+        summary=f"request at most {words}" + qos_words(asked, index, got),
+    )
+    return True
+
+
+def qos_words(asked: Asked, index: int, wanted: dict[str, int]) -> str:
+    """ " (the pod's QoS class becomes Burstable)" where the smaller request changes it
+    (set_request lowers a limit equal to its request, so a Guaranteed pod stays one)."""
+    before = pod_spec(asked.objects()[index])
+    after = copy.deepcopy(before)
+    for r, v in wanted.items():
+        set_request(after, r, v)
+    was, now = qos_of(before), qos_of(after)
+    return "" if was == now else f" (the pod's QoS class becomes {now}, from {was})"
+
+
+def qos_of(spec: dict[str, Any]) -> str:
+    return Pod.from_dict({"metadata": {"name": "advice"}, "spec": spec}).qos_class

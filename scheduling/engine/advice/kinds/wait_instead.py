@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...objects import Pod, PriorityClass
+from ...priority import HIGHEST_USER_DEFINABLE_PRIORITY
 from ..question import Asked, Run
 from ..result import AdviceKind, Note
 from ..search import KindBudget
@@ -63,15 +64,7 @@ def search(asked: Asked, base: Run, budget: KindBudget) -> KindAdvice:
             if pod.preemption_policy == NEVER:
                 continue
             if not any(c.preemption_policy == NEVER for c in cluster.priority_classes):
-                s.found.notes.append(
-                    Note(
-                        AdviceKind.WAIT_INSTEAD,
-                        "no PriorityClass has preemptionPolicy Never: a class of value "
-                        f"{pod.priority} with it would let the pod wait without "
-                        "preempting (the pod cannot say Never itself: admission refuses a "
-                        "preemptionPolicy other than its class's)",
-                    )
-                )
+                s.found.notes.append(Note(AdviceKind.WAIT_INSTEAD, never_class_note(pod.priority)))
             own = next(
                 (c for c in cluster.priority_classes if c.name == pod.priority_class_name), None
             )
@@ -99,6 +92,23 @@ def search(asked: Asked, base: Run, budget: KindBudget) -> KindAdvice:
                     detail=waits_for(run),
                 )
     return s.found
+
+
+def never_class_note(priority: int) -> str:
+    """The class to create when none waits: of the pod's own value where a user class
+    may have it (the API server admits at most HIGHEST_USER_DEFINABLE_PRIORITY), else
+    of that highest value, saying the pod then ranks lower than it does."""
+    why = (
+        "would let the pod wait without preempting (the pod cannot say Never itself: "
+        "admission refuses a preemptionPolicy other than its class's)"
+    )
+    if priority <= HIGHEST_USER_DEFINABLE_PRIORITY:
+        return f"no PriorityClass has preemptionPolicy Never: a class of value {priority:,} with it {why}"
+    return (
+        "no PriorityClass has preemptionPolicy Never: a class with it of value "
+        f"{HIGHEST_USER_DEFINABLE_PRIORITY:,} (the most a user class may have; the pod's "
+        f"priority {priority:,} is a system class's) {why}"
+    )
 
 
 def waits_for(run: Run) -> str:

@@ -62,7 +62,9 @@ def missing_class(ctx: AuditContext) -> Iterator[Draft]:
         note = f" ({assumed:,} with no spec.priority, assumed {value})" if assumed else ""
         yield Draft(
             f"PriorityClass {name} no longer exists but {plural(len(group), 'pod')} of "
-            f"{join_names(refs, limit=NAMES_IN_A_SENTENCE)} name it{note}: a pod naming it is refused, so they cannot be replaced",
+            f"{join_names(refs, limit=NAMES_IN_A_SENTENCE)} "
+            f"{'names' if len(group) == 1 else 'name'} it{note}: a pod naming it is refused, "
+            f"so {'it cannot be replaced' if len(group) == 1 else 'they cannot be replaced'}",
             (class_ref(name), *refs),
             snippet(
                 priority_class(name, value),
