@@ -245,7 +245,9 @@ def analyze(
             filter_sampling=sampling,
             **base,
         )
-    pre = post_filter(fw, lambda: Evaluator(fw, shares=True).preempt(state, pending, diagnosis))
+    pre = post_filter(
+        fw, lambda: Evaluator(fw, shares=True).preempt(state, pending, diagnosis), state, pending
+    )
     candidate_nodes = {c.node for c in pre.candidates}
     rejected = [
         RejectedNode(

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple, TypeGuard
 
 from .errors import InvalidInput
 from .labels import LabelSelector, NodeSelector, NodeSelectorTerm
+from .dra.objects import PodClaim, parse_pod_claims
 from .quantity import QuantityError, resource_value
 
 CPU = "cpu"
@@ -604,6 +605,8 @@ class Pod:
         "tolerations",
         "topology_spread_constraints",
         "uid",
+        # Last: a pod pickled before it existed has one value fewer (see below).
+        "resource_claims",
     )
 
     namespace: str
@@ -645,6 +648,8 @@ class Pod:
     host_ports: list[tuple[str, str, int]]
     images: list[str]
     scheduler_name: str
+    # spec.resourceClaims with the generated claims' names (dra/objects.py).
+    resource_claims: tuple[PodClaim, ...]
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled at ingest for every worker (clusters.parsed): the slots' values as one
@@ -745,6 +750,7 @@ class Pod:
         p.topology_spread_constraints = _dicts(
             spec.get("topologySpreadConstraints"), "spec.topologySpreadConstraints"
         )
+        p.resource_claims = parse_pod_claims(spec, status) if spec.get("resourceClaims") else ()
         return p
 
 
@@ -753,6 +759,8 @@ _pod_slot_values = operator.attrgetter(*Pod.__slots__)
 
 def _pod_from_slot_values(values: tuple[Any, ...]) -> Pod:
     pod = Pod.__new__(Pod)
+    if len(values) == len(Pod.__slots__) - 1:
+        values = (*values, ())  # pickled before resource_claims: none
     for name, value in zip(Pod.__slots__, values, strict=True):
         setattr(pod, name, value)
     return pod

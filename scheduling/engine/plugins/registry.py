@@ -1,8 +1,7 @@
 """The default profile: plugin classes in kube-scheduler's order.
 
 The order of FILTER_ORDER is the real Filter order of the default profile (plugins
-with no meaning offline, such as the volume plugins and DynamicResources, are left
-out). InterPodAffinity and PodTopologySpread live in their own modules; each is
+with no meaning offline are left out; DynamicResources filters last). InterPodAffinity and PodTopologySpread live in their own modules; each is
 listed here as soon as its module exists (see ``_optional``).
 """
 
@@ -13,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 from . import names
+from .dynamicresources import DynamicResources
 from .imagelocality import ImageLocality
 from .nodeaffinity import NodeAffinity
 from .nodename import NodeName
@@ -53,6 +53,7 @@ REGISTRY: dict[str, PluginClass | None] = {
     names.NODE_RESOURCES_FIT: Fit,
     names.POD_TOPOLOGY_SPREAD: _optional("podtopologyspread", "PodTopologySpread"),
     names.INTER_POD_AFFINITY: _optional("interpodaffinity", "InterPodAffinity"),
+    names.DYNAMIC_RESOURCES: DynamicResources,
     names.NODE_RESOURCES_BALANCED_ALLOCATION: BalancedAllocation,
     names.IMAGE_LOCALITY: ImageLocality,
 }
@@ -68,6 +69,7 @@ DEFAULT_PROFILE: list[str] = [
     names.NODE_RESOURCES_FIT,
     names.POD_TOPOLOGY_SPREAD,
     names.INTER_POD_AFFINITY,
+    names.DYNAMIC_RESOURCES,
     names.NODE_RESOURCES_BALANCED_ALLOCATION,
     names.IMAGE_LOCALITY,
 ]

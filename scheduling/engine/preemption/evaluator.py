@@ -16,6 +16,7 @@ from ..config import EngineConfig
 from ..framework import Code, CycleState, Handle, Status
 from ..message import fit_error_message, post_filter_message
 from ..objects import Pod
+from ..plugins.dynamicresources import PostFilterAnswer
 from ..runtime import Framework
 from ..schedule import Diagnosis
 from .candidate import (
@@ -73,6 +74,8 @@ class PreemptionResult:
     # Per node, the real scheduler's random offsets that nominate it (exhaustive runs).
     sampling: list[SampledNomination] = field(default_factory=list)
     offset: int | None = None  # the offset given (EngineConfig.preemption_offset)
+    # DynamicResources' PostFilter, which runs first (None: the profile has none).
+    dynamic_resources: PostFilterAnswer | None = None
 
 
 # Dry runs already done for this pod's template, by node (a simulation's replicas):
@@ -233,12 +236,25 @@ def preempt(
     return Evaluator(fw, dry_runs=dry_runs, ranked=False).preempt(state, pod, diagnosis)
 
 
-def post_filter(fw: Framework, run: Callable[[], PreemptionResult]) -> PreemptionResult:
+def post_filter(
+    fw: Framework,
+    run: Callable[[], PreemptionResult],
+    state: CycleState | None = None,
+    pod: Pod | None = None,
+) -> PreemptionResult:
     """RunPostFilterPlugins' answer: DefaultPreemption's (``run``) when the profile
-    has it; otherwise no nomination is made or changed."""
+    has it (without it no nomination is made or changed), and DynamicResources'
+    PostFilter with the cycle's ``state``. The latter is the first PostFilter plugin
+    and its words come first, but kube-scheduler v1.35's answers show it deallocating
+    claims that only the preemption dry run found unavailable: it is asked here once
+    the dry run has recorded them in the shared state."""
     if not fw.preemption:
-        return PreemptionResult(False, PREEMPTION_DISABLED)
-    return run()
+        res = PreemptionResult(False, PREEMPTION_DISABLED)
+    else:
+        res = run()
+    if state is not None and pod is not None:
+        res.dynamic_resources = fw.run_dynamic_resources_post_filter(state, pod)
+    return res
 
 
 def post_filter_suffix(fw: Framework, pre: PreemptionResult) -> str:
@@ -246,6 +262,9 @@ def post_filter_suffix(fw: Framework, pre: PreemptionResult) -> str:
     was nominated)."""
     if pre.chosen is not None:
         return ""
+    dra = pre.dynamic_resources
     return post_filter_message(
-        pre.message if fw.preemption else None, fw.dynamic_resources_post_filter
+        pre.message if fw.preemption else None,
+        fw.dynamic_resources_post_filter,
+        dra.message if dra is not None else None,
     )

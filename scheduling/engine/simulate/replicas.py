@@ -32,9 +32,12 @@ from .diagnosis import LiveDiagnosis
 from .dryrun import DryRunIndex
 from .state import ClusterState
 
-# Plugins whose filter answer may depend on other nodes' pods: with either active for
-# a pod, nothing is cached for it.
-CROSS_NODE = frozenset({names.INTER_POD_AFFINITY, names.POD_TOPOLOGY_SPREAD})
+# Plugins whose filter answer may depend on other nodes' pods (or, for
+# DynamicResources, on claims allocated anywhere): with one active for a pod, nothing
+# is cached for it.
+CROSS_NODE = frozenset(
+    {names.INTER_POD_AFFINITY, names.POD_TOPOLOGY_SPREAD, names.DYNAMIC_RESOURCES}
+)
 # Score plugins that normalize with helper.DefaultNormalizeScore, and whether reversed.
 DEFAULT_NORMALIZED = {names.TAINT_TOLERATION: True, names.NODE_AFFINITY: False}
 

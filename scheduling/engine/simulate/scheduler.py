@@ -468,9 +468,11 @@ class Scheduler:
             return CycleOutcome(sched, None, "")
         diagnosis = sched.diagnosis
         if cache is None:
-            pre = post_filter(fw, lambda: preempt(fw, cycle_state, pod, diagnosis))
+            pre = post_filter(fw, lambda: preempt(fw, cycle_state, pod, diagnosis), cycle_state, pod)
         else:
-            pre = post_filter(fw, lambda: cache.preempt(fw, cycle_state, pod, diagnosis))
+            pre = post_filter(
+                fw, lambda: cache.preempt(fw, cycle_state, pod, diagnosis), cycle_state, pod
+            )
         post = post_filter_suffix(fw, pre)
         if cache is not None:
             # The template's counts, kept up to date node by node: the same message.
