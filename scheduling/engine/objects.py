@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, NamedTuple, TypeGuard
 
+from .dra.objects import PodClaim, parse_pod_claims
 from .errors import InvalidInput
 from .labels import LabelSelector, NodeSelector, NodeSelectorTerm
-from .dra.objects import PodClaim, parse_pod_claims
 from .quantity import QuantityError, resource_value
 
 CPU = "cpu"
@@ -594,6 +594,8 @@ class Pod:
         "qos_class",
         "requests",
         "required_node_affinity",
+        # Last: a pod pickled before it existed has one value fewer (see below).
+        "resource_claims",
         "scheduler_name",
         "score_cpu",
         "score_memory",
@@ -605,8 +607,6 @@ class Pod:
         "tolerations",
         "topology_spread_constraints",
         "uid",
-        # Last: a pod pickled before it existed has one value fewer (see below).
-        "resource_claims",
     )
 
     namespace: str

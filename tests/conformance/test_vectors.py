@@ -31,7 +31,9 @@ def _check(vector: dict[str, Any]) -> list[str]:
             expect("node (nominated)", got["node"], exp["preemptor"].get("nominatedNodeName"))
         elif "topScoredNodes" in exp and got["node"] not in exp["topScoredNodes"]:
             problems.append(f"node {got['node']} not in topScoredNodes {exp['topScoredNodes']}")
-        _check_scores(exp, got, details, expect, bool(vector["preemptor"]["spec"].get("resourceClaims")))
+        _check_scores(
+            exp, got, details, expect, bool(vector["preemptor"]["spec"].get("resourceClaims"))
+        )
     else:
         pre = exp["preemption"]
         expect("eligible", got["eligible"], pre["eligible"])
@@ -94,9 +96,7 @@ def _check_scores(
         # DynamicResources scores 0 for a pod without claims, which the engine leaves
         # out of its table (its PreScore skips the plugin); a pod with claims keeps it.
         theirs = {
-            name: score
-            for name, score in plugins.items()
-            if claims or name != "DynamicResources"
+            name: score for name, score in plugins.items() if claims or name != "DynamicResources"
         }
         expect(f"{node} plugin scores", details["scores"].get(node), theirs)
 

@@ -70,13 +70,13 @@ class _Search:
         """The first allocation of every claim together (None: none on this node); the
         search backtracks across claims as the Go allocator does."""
         steps = [(c, r) for c, claim in enumerate(claims) for r in claim.spec.requests]
-        constraints = [
-            [x for x in claim.spec.constraints if x.match_attribute] for claim in claims
-        ]
+        constraints = [[x for x in claim.spec.constraints if x.match_attribute] for claim in claims]
         values: list[list[AttrValue | None]] = [[None] * len(cs) for cs in constraints]
         picked: list[tuple[int, str, int]] = []
 
-        def fits(c: int, req_name: str, device: Device) -> list[tuple[int, AttrValue | None]] | None:
+        def fits(
+            c: int, req_name: str, device: Device
+        ) -> list[tuple[int, AttrValue | None]] | None:
             """The constraint values this device sets (None: it breaks a constraint)."""
             changes: list[tuple[int, AttrValue | None]] = []
             vals = values[c]

@@ -352,7 +352,9 @@ class ResourceClaim:
         reserved = self.reserved_for
         if not self.reserved_for_pod(pod_uid):
             reserved = (*reserved, Consumer(pod_name, pod_uid))
-        finalizers = self.finalizers if FINALIZER in self.finalizers else (*self.finalizers, FINALIZER)
+        finalizers = (
+            self.finalizers if FINALIZER in self.finalizers else (*self.finalizers, FINALIZER)
+        )
         return replace(
             self,
             allocation=self.allocation or allocation,
@@ -420,6 +422,18 @@ class ResourceClaim:
             owner=owner,
             finalizers=tuple(str(f) for f in _l(meta.get("finalizers"), "metadata.finalizers")),
         )
+
+
+def node_name_selector(node_name: str) -> NodeSelector:
+    """The selector an allocation of node-local devices gets: metadata.name In [node]."""
+    return NodeSelector.parse(
+        {
+            "nodeSelectorTerms": [
+                {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node_name]}]}
+            ]
+        },
+        "status.allocation.nodeSelector",
+    )
 
 
 def _selector_node(raw: Any) -> str | None:

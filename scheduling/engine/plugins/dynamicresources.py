@@ -145,7 +145,9 @@ class DynamicResources:
             for req in claim.spec.requests:
                 for alt in req.alternatives:
                     if not alt.device_class:
-                        return None, Status(Code.ERROR, f"request {alt.name}: unsupported request type")
+                        return None, Status(
+                            Code.ERROR, f"request {alt.name}: unsupported request type"
+                        )
                     if alt.device_class not in dra.classes:
                         return None, unresolvable(class_missing(alt.name, alt.device_class))
         s.claims = claims

@@ -248,10 +248,7 @@ def post_filter(
     and its words come first, but kube-scheduler v1.35's answers show it deallocating
     claims that only the preemption dry run found unavailable: it is asked here once
     the dry run has recorded them in the shared state."""
-    if not fw.preemption:
-        res = PreemptionResult(False, PREEMPTION_DISABLED)
-    else:
-        res = run()
+    res = PreemptionResult(False, PREEMPTION_DISABLED) if not fw.preemption else run()
     if state is not None and pod is not None:
         res.dynamic_resources = fw.run_dynamic_resources_post_filter(state, pod)
     return res
