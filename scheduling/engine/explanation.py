@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from .dra.waiting import DeviceWait
 from .framework import Code
 from .preemption.candidate import Criterion
 from .preemption.victims import ERR_NO_VICTIMS, NOT_ELIGIBLE_NEVER
@@ -312,6 +313,8 @@ class Explanation(Struct, kw_only=True):
     scheduler_profile: SchedulerProfileRef = msgspec.field(
         default_factory=lambda: DEFAULT_PROFILE_REF
     )
+    # A pod that cannot have its DRA devices: who holds them (None: not such a pod).
+    devices: DeviceWait | None = None
 
     # --- reading it --------------------------------------------------------------
 

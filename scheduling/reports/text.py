@@ -38,6 +38,22 @@ def _table(header: list[str], rows: list[list[str]], *, numeric_from: int = 1) -
     return [line(header), *(line(r) for r in rows)]
 
 
+def _device_lines(ex: Explanation) -> list[str]:
+    """The devices the pod waits for: the sentence, then who holds them."""
+    if ex.devices is None:
+        return []
+    lines = [f"Devices: {ex.devices.sentence}."]
+    for c in ex.devices.classes:
+        for h in c.holders:
+            lower = "lower priority" if h.lower_priority else "not lower priority"
+            lines.append(
+                f"  {h.pod}  priority {h.priority} ({lower})  {h.devices} of class "
+                f"{c.device_class} on {h.node}  claim {h.claim}"
+                + (f"  owner {h.owner}" if h.owner else "")
+            )
+    return lines
+
+
 def render_text(ex: Explanation) -> str:
     lines: list[str] = []
     who = f"{ex.pod} (priority {ex.priority}" + (
@@ -45,6 +61,7 @@ def render_text(ex: Explanation) -> str:
     )
     lines.append(f"{who}: {pod_presenters.outcome_sentence(ex)}")
     lines.append(pod_presenters.why_sentence(ex))
+    lines += _device_lines(ex)
     for notice in pod_presenters.input_notices(ex):
         lines.append(f"Notice: {notice}")
     for line in pod_presenters.hypothetical_class_lines(ex.hypothetical_classes):
