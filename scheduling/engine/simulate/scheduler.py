@@ -25,6 +25,8 @@ of those or to the leftover flush's next useful tick.
 from __future__ import annotations
 
 import copy
+import dataclasses
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,6 +35,7 @@ from typing import Any
 from ..analysis import parse_pending_pod
 from ..cluster import Cluster, load_cluster
 from ..config import EngineConfig
+from ..dra.objects import ResourceClaim, ResourceClaimTemplate
 from ..errors import InvalidInput
 from ..framework import CycleState, Handle
 from ..hypothetical import with_priority_classes
@@ -216,6 +219,8 @@ class Scheduler:
             if pod.key in seen:
                 raise InvalidInput(f"pod {pod.key} is listed twice", index=i, kind="Pod")
             seen.add(pod.key)
+            if pod.resource_claims:
+                self.generate_claims(pod)
             if self.profiles is not None and pod.scheduler_name not in self.profiles.configs:
                 # responsibleForPod: no profile of this scheduler is named; never queued.
                 self.sim.ignored.append((pod, self.profiles.ignored_reason(pod.scheduler_name)))
@@ -233,6 +238,21 @@ class Scheduler:
                 self.agenda.add(arrives, Happening.ARRIVAL, pod)
                 self.not_arrived.add(pod.key)
             self._enqueue(pod, waits_for=after, arrives_later=bool(arrives))
+
+    def generate_claims(self, pod: Pod) -> None:
+        """The resourceclaim controller for a pod submitted now: a claim made from each
+        template the pod names and has no claim for yet, as it names them
+        (<pod>-<claim>-<5 characters>), owned by the pod and recorded in its status."""
+        refs = []
+        for ref in pod.resource_claims:
+            template = self.state.dra.templates.get(f"{pod.namespace}/{ref.template_name}")
+            if ref.template_name is None or ref.generated is not None or template is None:
+                refs.append(ref)
+                continue
+            made = generated_claim(pod, ref.name, template)
+            self.state.add_claim(made)
+            refs.append(dataclasses.replace(ref, generated=made.name))
+        pod.resource_claims = tuple(refs)
 
     def _enqueue(
         self,
@@ -681,6 +701,21 @@ class Scheduler:
         self.sim.events.append(
             RunEvent(len(self.sim.events) + 1, self.cycle, kind, pod, node, victims, self._at())
         )
+
+
+def generated_claim(pod: Pod, claim_name: str, template: ResourceClaimTemplate) -> ResourceClaim:
+    # The controller's random suffix, made from the pod's uid: the same run twice names
+    # the same claims.
+    digest = hashlib.sha256(f"{pod.uid}/{claim_name}".encode()).digest()
+    suffix = "".join("bcdfghjklmnpqrstvwxz2456789"[b % 27] for b in digest[:5])
+    name = f"{pod.name}-{claim_name}-{suffix}"
+    return ResourceClaim(
+        pod.namespace,
+        name,
+        f"uid-{pod.namespace}/{name}",
+        template.spec,
+        owner=("Pod", pod.name, pod.uid),
+    )
 
 
 def simulate(
