@@ -241,3 +241,35 @@ def test_a_malformed_claim_is_located() -> None:
         load_cluster(as_list(make_node("n").obj(), bad))
     assert "items[1] ResourceClaim default/bad" in str(e.value)
     assert "spec.devices.requests[0].exactly.count" in str(e.value)
+
+
+def test_advice_offers_fewer_devices_and_another_class() -> None:
+    from scheduling.engine.advice import AdviceKind, PodQuestion, advise
+
+    cluster = dra_cluster()
+    # A node with 2 free A100s, and 4 free L4s of another class.
+    cluster["items"] += [
+        make_node("gpu-c").obj(),
+        gpu_slice("gpu-c", 2),
+        make_node("gpu-d").obj(),
+        {
+            **gpu_slice("gpu-d", 4, product="L4"),
+            "spec": {**gpu_slice("gpu-d", 4, product="L4")["spec"], "driver": "gpu.example.com"},
+        },
+        device_class("l4", "device.driver == 'gpu.example.com'"),
+    ]
+    pod = with_claim(make_pod("train").priority(1000).req(cpu="1").obj(), "train-gpus")
+    advice = advise(load_cluster(cluster), PodQuestion(pod))
+    assert advice.baseline.outcome == "unschedulable"
+    (fewer,) = [i for i in advice.items if i.kind == AdviceKind.FEWER_DEVICES]
+    assert (fewer.outcome, fewer.node) == ("fits", "gpu-c")
+    manifest = fewer.change.to_dict()["create"][0]
+    assert manifest["kind"] == "ResourceClaim"
+    assert manifest["spec"]["devices"]["requests"][0]["exactly"]["count"] == 2
+    # One step less (3 devices) still waits.
+    assert fewer.proof.one_step_less is not None
+    assert fewer.proof.one_step_less.outcome == "unschedulable"
+    (other,) = [i for i in advice.items if i.kind == AdviceKind.FIRST_AVAILABLE]
+    assert (other.outcome, other.node) == ("fits", "gpu-d")
+    subs = other.change.to_dict()["create"][0]["spec"]["devices"]["requests"][0]["firstAvailable"]
+    assert [s["deviceClassName"] for s in subs] == ["a100", "l4"]

@@ -235,6 +235,16 @@ class ExactRequest:
         )
 
 
+def exact_dict(req: ExactRequest) -> dict[str, Any]:
+    """The request (or sub-request) as the API writes it, its name left out."""
+    out: dict[str, Any] = {"deviceClassName": req.device_class, "allocationMode": req.mode}
+    if req.mode == EXACT_COUNT:
+        out["count"] = req.count
+    if req.selectors:
+        out["selectors"] = [{"cel": {"expression": e}} for e in req.selectors]
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class DeviceRequest:
     """spec.devices.requests[]: ``exactly`` or ``first_available`` (tried in order)."""
@@ -246,6 +256,17 @@ class DeviceRequest:
     @property
     def alternatives(self) -> tuple[ExactRequest, ...]:
         return self.first_available if self.exactly is None else (self.exactly,)
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.exactly is not None:
+            return {"name": self.name, "exactly": exact_dict(self.exactly)}
+        return {
+            "name": self.name,
+            "firstAvailable": [
+                {"name": sub.name.split("/", 1)[1], **exact_dict(sub)}
+                for sub in self.first_available
+            ],
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,6 +320,19 @@ class ClaimSpec:
                 )
             )
         return cls(tuple(requests), tuple(constraints))
+
+
+def claim_spec_dict(spec: ClaimSpec) -> dict[str, Any]:
+    devices: dict[str, Any] = {"requests": [r.to_dict() for r in spec.requests]}
+    if spec.constraints:
+        devices["constraints"] = [
+            {
+                **({"requests": list(c.requests)} if c.requests else {}),
+                **({"matchAttribute": c.match_attribute} if c.match_attribute else {}),
+            }
+            for c in spec.constraints
+        ]
+    return {"devices": devices}
 
 
 @dataclass(frozen=True, slots=True)
