@@ -46,11 +46,14 @@ class _Search:
         self,
         classes: Mapping[str, DeviceClass],
         devices: Sequence[Device],
-        taken: set[DeviceId],
+        allocated: Mapping[DeviceId, object] | set[DeviceId],
+        memo: dict[tuple[str, DeviceId], bool],
     ) -> None:
         self.classes = classes
-        self.devices = devices
-        self.taken = taken  # allocated to other claims, or picked for this pod already
+        # The node's devices not allocated to other claims (read, never copied whole).
+        self.devices = [d for d in devices if d.id not in allocated]
+        self.taken: set[DeviceId] = set()  # picked for this pod already
+        self.memo = memo
         self.matches: dict[tuple[str, int], bool] = {}
 
     def _match(self, req: ExactRequest, claim: ResourceClaim, i: int) -> bool:
@@ -61,8 +64,11 @@ class _Search:
             device = self.devices[i]
             cls = self.classes.get(req.device_class)
             got = _all_match(
-                f"class {req.device_class}", cls.selectors if cls is not None else (), device
-            ) and _all_match(f"claim {claim.key}", req.selectors, device)
+                f"class {req.device_class}",
+                cls.selectors if cls is not None else (),
+                device,
+                self.memo,
+            ) and _all_match(f"claim {claim.key}", req.selectors, device, self.memo)
             self.matches[key] = got
         return got
 
@@ -167,13 +173,19 @@ class _Search:
         return out
 
 
-def _all_match(owner: str, selectors: Sequence[str], device: Device) -> bool:
+def _all_match(
+    owner: str, selectors: Sequence[str], device: Device, memo: dict[tuple[str, DeviceId], bool]
+) -> bool:
     for n, expr in enumerate(selectors):
-        try:
-            if not selector_matches(expr, device):
-                return False
-        except CelError as e:
-            raise AllocationError(f"{owner}: selector #{n}: {e}") from None
+        key = (expr, device.id)
+        got = memo.get(key)
+        if got is None:
+            try:
+                got = memo[key] = selector_matches(expr, device)
+            except CelError as e:
+                raise AllocationError(f"{owner}: selector #{n}: {e}") from None
+        if not got:
+            return False
     return True
 
 
@@ -182,10 +194,12 @@ def allocate(
     classes: Mapping[str, DeviceClass],
     devices: Sequence[Device],
     allocated: set[DeviceId] | Mapping[DeviceId, object],
+    memo: dict[tuple[str, DeviceId], bool] | None = None,
 ) -> list[ClaimAllocation] | None:
     """Allocator.Allocate on one node: every claim (all or nothing), or None.
-    AllocationError when a selector cannot be evaluated."""
-    found = _Search(classes, devices, set(allocated)).claims(claims)
+    AllocationError when a selector cannot be evaluated. ``memo``: selector answers by
+    (expression, device), kept by the caller for as long as the devices stay the same."""
+    found = _Search(classes, devices, allocated, {} if memo is None else memo).claims(claims)
     if found is None:
         return None
     return [ClaimAllocation(claim, tuple(r)) for claim, r in zip(claims, found, strict=True)]

@@ -559,6 +559,11 @@ class DraObjects:
     by_id: dict[DeviceId, Device] = field(default_factory=dict)
     local: dict[str, list[Device]] = field(default_factory=dict)  # node -> its devices
     shared: list[Device] = field(default_factory=list)  # nodeSelector / allNodes devices
+    # Selector answers by (expression, device): the devices never change, so every view
+    # and simulation of these objects shares them.
+    selector_memo: dict[tuple[str, DeviceId], bool] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def __bool__(self) -> bool:
         return bool(self.classes or self.slices or self.claims or self.templates)

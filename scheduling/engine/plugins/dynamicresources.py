@@ -192,7 +192,11 @@ class DynamicResources:
         node = node_info.node
         try:
             found = allocate(
-                s.to_allocate, s.dra.classes, s.dra.devices_for(name, node.labels), s.allocated
+                s.to_allocate,
+                s.dra.classes,
+                s.dra.devices_for(name, node.labels),
+                s.allocated,
+                s.dra.selector_memo,
             )
         except AllocationError as e:
             s.node_errors[name] = str(e)
