@@ -147,6 +147,13 @@ def render_workload_text(run: WorkloadRun) -> str:
         extra = f"; evicts {', '.join(y.victims)}" if y.victims else ""
         at = f"{y.at:>10.3f}s  " if y.at is not None else ""
         lines.append(f"  {y.cycle:>4}  {at}{y.pod}  {y.result.value} {where}{extra}")
+    with_devices = [n for n in run.nodes if n.devices]
+    if with_devices:
+        lines += ["", "DRA devices per node (held before -> at the end, of all):"]
+        lines += [
+            f"  {n.node}: {n.devices_before} -> {n.devices_after} of {n.devices}"
+            for n in with_devices
+        ]
     if run.pdb_report:
         lines += ["", "PodDisruptionBudgets:"]
         lines += [f"  {wp.pdb_paragraph(r)}" for r in run.pdb_report]

@@ -273,3 +273,61 @@ def test_advice_offers_fewer_devices_and_another_class() -> None:
     assert (other.outcome, other.node) == ("fits", "gpu-d")
     subs = other.change.to_dict()["create"][0]["spec"]["devices"]["requests"][0]["firstAvailable"]
     assert [s["deviceClassName"] for s in subs] == ["a100", "l4"]
+
+
+def _template(name: str, count: int) -> dict[str, Any]:
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {
+            "spec": {
+                "devices": {
+                    "requests": [
+                        {"name": "gpu", "exactly": {"deviceClassName": "a100", "count": count}}
+                    ]
+                }
+            }
+        },
+    }
+
+
+def test_a_rollout_makes_claims_from_templates_and_counts_devices_per_node() -> None:
+    from scheduling.engine import simulate
+
+    cluster = dra_cluster()
+    cluster["items"] += [
+        make_node("gpu-c").obj(),
+        gpu_slice("gpu-c", 8),
+        _template("trainer-gpus", 4),
+    ]
+    pods = []
+    for i in range(3):
+        pod = make_pod(f"train-{i}").priority(1000).req(cpu="1").obj()
+        pod["spec"]["resourceClaims"] = [
+            {"name": "gpu", "resourceClaimTemplateName": "trainer-gpus"}
+        ]
+        pods.append(pod)
+    sim = simulate(cluster, pods)
+    got = sim.to_dict()
+    # Two 4-GPU pods fill gpu-c; the third waits: the others' GPUs are never preempted.
+    assert [p["node"] for p in got["pods"]] == ["gpu-c", "gpu-c", None]
+    assert got["deleted_victims"] == []
+    assert "cannot allocate all claims" in got["cycles"][-1]["message"]
+    assert sim.device_counts == {"gpu-a": (4, 4, 4), "gpu-b": (4, 4, 4), "gpu-c": (8, 0, 8)}
+
+
+def test_a_profile_without_dynamic_resources_ignores_claims() -> None:
+    pod = with_claim(make_pod("train").priority(1000).req(cpu="1").obj(), "train-gpus")
+    config = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "profiles": [
+            {
+                "schedulerName": "default-scheduler",
+                "plugins": {"multiPoint": {"disabled": [{"name": "DynamicResources"}]}},
+            }
+        ],
+    }
+    got = analyze(dra_cluster(), pod, scheduler_config=config).to_dict()
+    assert got["outcome"] == "fits"
