@@ -331,3 +331,46 @@ def test_a_profile_without_dynamic_resources_ignores_claims() -> None:
     }
     got = analyze(dra_cluster(), pod, scheduler_config=config).to_dict()
     assert got["outcome"] == "fits"
+
+
+def test_a_recreated_victim_gets_a_claim_of_its_own() -> None:
+    from scheduling.engine import simulate
+
+    infer = make_pod("infer-0").priority(100).req(cpu="1").node("gpu-a").obj()
+    infer["metadata"]["ownerReferences"] = [
+        {"kind": "ReplicaSet", "name": "infer-abc", "controller": True, "uid": "rs"}
+    ]
+    infer["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "infer-gpus"}]
+    infer["status"]["resourceClaimStatuses"] = [
+        {"name": "gpu", "resourceClaimName": "infer-0-gpu-x7k2p"}
+    ]
+    made = claim(
+        "infer-0-gpu-x7k2p",
+        4,
+        node="gpu-a",
+        devices=range(4),
+        holder=("infer-0", "uid-default-infer-0"),
+    )
+    made["metadata"]["ownerReferences"] = [
+        {"kind": "Pod", "name": "infer-0", "uid": "uid-default-infer-0", "controller": True}
+    ]
+    items = [
+        device_class("a100", f"device.driver == '{DRIVER}'"),
+        _template("infer-gpus", 4),
+        make_node("gpu-a").capacity(cpu="2").obj(),
+        gpu_slice("gpu-a", 4),
+        make_node("gpu-b").capacity(cpu="2").obj(),
+        gpu_slice("gpu-b", 4),
+        make_pod("system").priority(2000).req(cpu="1").node("gpu-b").obj(),
+        infer,
+        made,
+    ]
+    critical = make_pod("critical").priority(1000).req(cpu="2").obj()
+    sim = simulate(as_list(*items), [critical], recreate_victims=True)
+    got = sim.to_dict()
+    assert got["deleted_victims"] == ["default/infer-0"]
+    (again,) = got["recreated"]
+    nodes = {p["pod"]: p["node"] for p in got["pods"]}
+    assert nodes == {"default/critical": "gpu-a", again["pod"]: "gpu-b"}
+    assert sim.device_counts["gpu-b"] == (4, 0, 4)
+    assert sim.device_counts["gpu-a"] == (4, 4, 0)

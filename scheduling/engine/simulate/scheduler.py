@@ -673,6 +673,8 @@ class Scheduler:
             for victim in victims:
                 made = self.controllers.recreate(victim)
                 if made is not None:
+                    if made.pod.resource_claims:
+                        self.generate_claims(made.pod)
                     self.sim.recreated.append(made.record)
                     self._enqueue(made.pod, recreated_from=victim.key)
 
