@@ -211,6 +211,8 @@ def test_a_selector_on_capacity_and_versions() -> None:
         "noSuchFunction(device.driver)",
         "device.driver ==",
         "x" * (10 * 1024 + 1),
+        # Five nested comprehensions: above CELSelectorExpressionMaxCost.
+        "[1].all(a, [1].all(b, [1].all(c, [1].all(d, [1].all(e, a + b + c + d + e > 0)))))",
     ],
 )
 def test_a_selector_that_cannot_be_evaluated_is_said_not_guessed(expression: str) -> None:

@@ -9,7 +9,9 @@ The device a selector sees is kube's ``cel.Device``: ``device.driver``,
 attribute name belongs to the driver's domain).
 
 Bounds: an expression longer than the API server accepts (CELSelectorExpressionMaxLength)
-is refused, and so is one the library cannot compile or evaluate (an unknown function,
+or whose estimated cost is above CELSelectorExpressionMaxCost (each operand costs 1, a
+comprehension's body as many times as a device has attributes at most) is refused, and
+so is one the library cannot compile or evaluate (an unknown function,
 a missing attribute, a type error): the error names the expression, it is never read as
 true or false.
 """
@@ -28,8 +30,14 @@ from celpy import celtypes
 from ..quantity import QuantityError, parse_quantity
 from .objects import AttrValue, Device
 
-# resourceapi.CELSelectorExpressionMaxLength
+# resourceapi.CELSelectorExpressionMaxLength and CELSelectorExpressionMaxCost.
 MAX_EXPRESSION_LENGTH = 10 * 1024
+MAX_EXPRESSION_COST = 1_000_000
+# The most elements a comprehension walks in a device (ResourceSliceMaxAttributesAndCapacitiesPerDevice):
+# what the cost estimate multiplies a macro's body by, as CEL's estimator uses a
+# collection's declared maximum size.
+MAX_ELEMENTS = 32
+_MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
 # How many device views the evaluation cache keeps per process.
 _CACHE_SIZE = 1 << 16
 
@@ -154,9 +162,31 @@ def compile_selector(expression: str) -> Any:
             f"{MAX_EXPRESSION_LENGTH} the API server accepts"
         )
     try:
-        return _ENV.program(_ENV.compile(expression), functions=_FUNCTIONS)
+        tree = _ENV.compile(expression)
     except Exception as e:  # celpy raises its own parse errors
         raise CelError(f"compilation failed: {e}") from None
+    cost = estimated_cost(tree)
+    if cost > MAX_EXPRESSION_COST:
+        raise CelError(
+            f"estimated cost {cost} is above the limit of {MAX_EXPRESSION_COST} the API "
+            "server accepts"
+        )
+    return _ENV.program(tree, functions=_FUNCTIONS)
+
+
+def estimated_cost(tree: Any) -> int:
+    """An upper bound of the evaluation's cost: every operand 1, a comprehension's
+    predicate times MAX_ELEMENTS."""
+    children = getattr(tree, "children", None)
+    if children is None:
+        return 1  # a token
+    if getattr(tree, "data", "") == "member_dot_arg" and len(children) >= 2:
+        method = str(children[1])
+        if method in _MACROS:
+            target = estimated_cost(children[0])
+            body = sum(estimated_cost(c) for c in children[2:])
+            return target + MAX_ELEMENTS * body
+    return sum(estimated_cost(c) for c in children) or 1
 
 
 # A selector can only read a map entry by a name written in it, unless it walks or
