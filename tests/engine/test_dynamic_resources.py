@@ -376,3 +376,20 @@ def test_a_recreated_victim_gets_a_claim_of_its_own() -> None:
     assert nodes == {"default/critical": "gpu-a", again["pod"]: "gpu-b"}
     assert sim.device_counts["gpu-b"] == (4, 0, 4)
     assert sim.device_counts["gpu-a"] == (4, 4, 0)
+
+
+def test_a_new_manifest_gets_its_claims_from_templates_a_pending_pod_does_not() -> None:
+    cluster = dra_cluster()
+    cluster["items"] += [make_node("gpu-c").obj(), gpu_slice("gpu-c", 8), _template("t", 4)]
+    pod = make_pod("train").priority(1000).req(cpu="1").obj()
+    pod["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "t"}]
+    manifest = {k: v for k, v in pod.items() if k != "status"}
+    result = analyze(cluster, manifest)
+    assert result.to_dict()["feasible_nodes"] == ["gpu-c"]
+    (notice,) = [n for n in result.explanation.input_notices if n.field == "spec.resourceClaims"]
+    assert notice.value.startswith("train-gpu-")
+    # A pending pod of the cluster (it has a status) waits for the controller, as
+    # kube-scheduler says.
+    got = analyze(cluster, pod).to_dict()
+    assert got["outcome"] == "unschedulable"
+    assert 'pod "default/train": ResourceClaim not created yet' in got["message"]

@@ -9,6 +9,7 @@ it (``with_allocation`` / ``without_allocation``) in its own claim map.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -610,3 +611,39 @@ class DraObjects:
         """The same devices and classes with another claim map (a simulation's own)."""
         view = replace(self, claims=claims)
         return view
+
+
+def generated_claim(
+    pod_name: str, pod_uid: str, namespace: str, claim_name: str, template: ResourceClaimTemplate
+) -> ResourceClaim:
+    """The claim the resourceclaim controller makes from a template for a pod:
+    <pod>-<podClaimName>-<5 characters>, owned by the pod. The random suffix is made
+    from the pod's uid: the same question twice names the same claims."""
+    digest = hashlib.sha256(f"{pod_uid}/{claim_name}".encode()).digest()
+    suffix = "".join("bcdfghjklmnpqrstvwxz2456789"[b % 27] for b in digest[:5])
+    name = f"{pod_name}-{claim_name}-{suffix}"
+    return ResourceClaim(
+        namespace,
+        name,
+        f"uid-{namespace}/{name}",
+        template.spec,
+        owner=("Pod", pod_name, pod_uid),
+    )
+
+
+def generate_claims(dra: DraObjects, pod: Any) -> list[ResourceClaim]:
+    """The resourceclaim controller for a pod submitted now: a claim made from each
+    template the pod names and has no claim for yet, recorded in the pod's claim list
+    (status.resourceClaimStatuses); returns the claims made (to add to the claims)."""
+    made: list[ResourceClaim] = []
+    refs = []
+    for ref in pod.resource_claims:
+        template = dra.templates.get(f"{pod.namespace}/{ref.template_name}")
+        if ref.template_name is None or ref.generated is not None or template is None:
+            refs.append(ref)
+            continue
+        claim = generated_claim(pod.name, pod.uid, pod.namespace, ref.name, template)
+        made.append(claim)
+        refs.append(replace(ref, generated=claim.name))
+    pod.resource_claims = tuple(refs)
+    return made

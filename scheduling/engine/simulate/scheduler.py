@@ -25,8 +25,6 @@ of those or to the leftover flush's next useful tick.
 from __future__ import annotations
 
 import copy
-import dataclasses
-import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -35,7 +33,7 @@ from typing import Any
 from ..analysis import parse_pending_pod
 from ..cluster import Cluster, load_cluster
 from ..config import EngineConfig
-from ..dra.objects import ResourceClaim, ResourceClaimTemplate
+from ..dra.objects import generate_claims
 from ..errors import InvalidInput
 from ..framework import CycleState, Handle
 from ..hypothetical import with_priority_classes
@@ -240,19 +238,9 @@ class Scheduler:
             self._enqueue(pod, waits_for=after, arrives_later=bool(arrives))
 
     def generate_claims(self, pod: Pod) -> None:
-        """The resourceclaim controller for a pod submitted now: a claim made from each
-        template the pod names and has no claim for yet, as it names them
-        (<pod>-<claim>-<5 characters>), owned by the pod and recorded in its status."""
-        refs = []
-        for ref in pod.resource_claims:
-            template = self.state.dra.templates.get(f"{pod.namespace}/{ref.template_name}")
-            if ref.template_name is None or ref.generated is not None or template is None:
-                refs.append(ref)
-                continue
-            made = generated_claim(pod, ref.name, template)
+        """The resourceclaim controller for a pod submitted now (dra.objects)."""
+        for made in generate_claims(self.state.dra, pod):
             self.state.add_claim(made)
-            refs.append(dataclasses.replace(ref, generated=made.name))
-        pod.resource_claims = tuple(refs)
 
     def _enqueue(
         self,
@@ -703,21 +691,6 @@ class Scheduler:
         self.sim.events.append(
             RunEvent(len(self.sim.events) + 1, self.cycle, kind, pod, node, victims, self._at())
         )
-
-
-def generated_claim(pod: Pod, claim_name: str, template: ResourceClaimTemplate) -> ResourceClaim:
-    # The controller's random suffix, made from the pod's uid: the same run twice names
-    # the same claims.
-    digest = hashlib.sha256(f"{pod.uid}/{claim_name}".encode()).digest()
-    suffix = "".join("bcdfghjklmnpqrstvwxz2456789"[b % 27] for b in digest[:5])
-    name = f"{pod.name}-{claim_name}-{suffix}"
-    return ResourceClaim(
-        pod.namespace,
-        name,
-        f"uid-{pod.namespace}/{name}",
-        template.spec,
-        owner=("Pod", pod.name, pod.uid),
-    )
 
 
 def simulate(
