@@ -51,10 +51,10 @@ def _hypothetical(lines: list[str]) -> list[str]:
 
 
 def _devices(ex: Explanation) -> list[str]:
-    """The devices the pod waits for and who holds them."""
+    """Who holds the devices the pod waits for (the sentence is the why sentence's)."""
     if ex.devices is None:
         return []
-    lines = ["", f"**Devices:** {md_text(ex.devices.sentence)}."]
+    lines: list[str] = []
     rows = [
         [
             md_code(h.pod),

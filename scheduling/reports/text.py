@@ -39,10 +39,10 @@ def _table(header: list[str], rows: list[list[str]], *, numeric_from: int = 1) -
 
 
 def _device_lines(ex: Explanation) -> list[str]:
-    """The devices the pod waits for: the sentence, then who holds them."""
+    """Who holds the devices the pod waits for (the sentence is the why sentence's)."""
     if ex.devices is None:
         return []
-    lines = [f"Devices: {ex.devices.sentence}."]
+    lines = ["Pods holding the devices:"]
     for c in ex.devices.classes:
         for h in c.holders:
             lower = "lower priority" if h.lower_priority else "not lower priority"

@@ -172,7 +172,9 @@ def test_dra_gpus_held_by_lower_priority_pods_are_not_preempted() -> None:
         ("default/infer-0", "gpu-a", 4, "ReplicaSet/infer-abc"),
         ("default/infer-1", "gpu-b", 4, "ReplicaSet/infer-abc"),
     ]
-    assert SENTENCE in render_text(ex)
+    text = render_text(ex)
+    assert SENTENCE in text and text.count(SENTENCE) == 1
+    assert "default/infer-0  priority 100 (lower priority)  4 of class a100 on gpu-a" in text
     markdown = render_markdown(ex, snapshot="snap", gate_failures=[])
     assert "`default/infer-1`" in markdown and "held by 2 pods" in markdown
 
