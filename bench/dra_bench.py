@@ -7,7 +7,9 @@ Cluster: 1,000 nodes (64 cpu, 512Gi, 8 A100 each); 7 of 8 nodes run inference po
 holding 6 of their GPUs (DRA: an allocated ResourceClaim reserved for the pod;
 extended: requests nvidia.com/gpu: 6) at a lower priority; the others are free. The job
 is critical: it fits on the 125 free nodes (with DRA it could never preempt for GPUs).
-Also one single-pod what-if (analyze) of a training pod, each way.
+Also one single-pod what-if (analyze) of a training pod, each way; and the same with
+every node busy (no node has 8 free GPUs): with DRA the job waits, with the extended
+resource it preempts inference pods.
 
 Target: within the analysis budget (PREEMPTLAB_ANALYSIS_SECONDS, 120 s by default).
 Run: .venv/bin/python -m bench.dra_bench [--nodes N]
@@ -128,7 +130,7 @@ def _claim(pod: str, node: str, gpus: int) -> dict[str, Any]:
     }
 
 
-def cluster(nodes: int, extended: bool) -> list[dict[str, Any]]:
+def cluster(nodes: int, extended: bool, free: bool = True) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = [
         {
             "apiVersion": "scheduling.k8s.io/v1",
@@ -182,7 +184,7 @@ def cluster(nodes: int, extended: bool) -> list[dict[str, Any]]:
         items.append(_node(name, extended))
         if not extended:
             items.append(_slice(name))
-        if i % 8 != 7:
+        if i % 8 != 7 or not free:
             pod = f"infer-{i:04d}"
             items.append(_pod(pod, name, "inference", 6, extended))
             if not extended:
@@ -197,8 +199,16 @@ def job(extended: bool) -> list[dict[str, Any]]:
 def run(nodes: int) -> None:
     print(f"{nodes} GPU nodes of 8 devices, a 64-GPU job (8 pods x 8 GPUs)")
     print(f"load average before: {os.getloadavg()}")
-    for label, extended in (("DRA (ResourceClaims)", False), ("nvidia.com/gpu", True)):
-        items = cluster(nodes, extended)
+    cases = (
+        ("DRA (ResourceClaims)", False, True),
+        ("nvidia.com/gpu", True, True),
+        # Every node's GPUs partly held by inference pods: DRA waits, the extended
+        # resource preempts them.
+        ("DRA, every node busy", False, False),
+        ("nvidia.com/gpu, busy", True, False),
+    )
+    for label, extended, free in cases:
+        items = cluster(nodes, extended, free)
         gc.collect()
         t0 = time.perf_counter()
         loaded = load_cluster(items)
@@ -215,7 +225,8 @@ def run(nodes: int) -> None:
         bound = sum(1 for p in sim.pods if p.node)
         print(
             f"  {label:22} load {t1 - t0:6.2f}s  job {t2 - t1:6.2f}s "
-            f"({bound}/8 bound, {len(sim.cycles)} cycles)  "
+            f"({bound}/8 bound, {len(sim.cycles)} cycles, "
+            f"{len(sim.to_dict()['deleted_victims'])} evicted)  "
             f"one pod's what-if {t3 - t2:6.2f}s ({single.to_dict()['outcome']})  "
             f"budget {BUDGET_SECONDS:.0f}s: {'within' if t2 - t1 < BUDGET_SECONDS else 'OVER'}"
         )
