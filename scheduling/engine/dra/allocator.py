@@ -50,8 +50,10 @@ class _Search:
         memo: dict[tuple[str, DeviceId], bool],
     ) -> None:
         self.classes = classes
-        # The node's devices not allocated to other claims (read, never copied whole).
+        # The node's devices not allocated to other claims (read, never copied whole),
+        # and those that are (allocation mode All wants none of its devices among them).
         self.devices = [d for d in devices if d.id not in allocated]
+        self.in_use = [d for d in devices if d.id in allocated]
         self.taken: set[DeviceId] = set()  # picked for this pod already
         self.memo = memo
         self.matches: dict[tuple[str, int], bool] = {}
@@ -71,6 +73,12 @@ class _Search:
             ) and _all_match(f"claim {claim.key}", req.selectors, device, self.memo)
             self.matches[key] = got
         return got
+
+    def _matches_in_use(self, req: ExactRequest, claim: ResourceClaim, device: Device) -> bool:
+        cls = self.classes.get(req.device_class)
+        return _all_match(
+            f"class {req.device_class}", cls.selectors if cls is not None else (), device, self.memo
+        ) and _all_match(f"claim {claim.key}", req.selectors, device, self.memo)
 
     def claims(self, claims: Sequence[ResourceClaim]) -> list[list[AllocationResult]] | None:
         """The first allocation of every claim together (None: none on this node); the
@@ -149,6 +157,8 @@ class _Search:
             claim = claims[c]
             wanted = [i for i in range(len(self.devices)) if self._match(alt, claim, i)]
             if not wanted or any(self.devices[i].id in self.taken for i in wanted):
+                return False
+            if any(self._matches_in_use(alt, claim, d) for d in self.in_use):
                 return False
             done: list[tuple[int, list[tuple[int, AttrValue | None]]]] = []
             ok = True
