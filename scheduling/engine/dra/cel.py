@@ -19,7 +19,7 @@ true or false.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -280,17 +280,3 @@ def selector_matches(expression: str, device: Device) -> bool:
     if isinstance(got, str):
         raise CelError(got)
     return got
-
-
-def check_expression(expression: str) -> str | None:
-    """The reason an expression cannot be used, or None."""
-    try:
-        compile_selector(expression)
-    except CelError as e:
-        return str(e)
-    return None
-
-
-def device_view(device: Device) -> Mapping[str, Any]:
-    """The device as a selector reads it, as plain data (for the words and tests)."""
-    return {"driver": device.driver, "attributes": dict(device.attributes)}
