@@ -25,6 +25,8 @@ KIND_LABELS = {
     AdviceKind.WAIT_INSTEAD: "Wait instead",
     AdviceKind.PROTECT: "Protect",
     AdviceKind.RELAX: "Relax",
+    AdviceKind.FEWER_DEVICES: "Fewer devices",
+    AdviceKind.FIRST_AVAILABLE: "Another device class",
 }
 
 OUTCOME_WORDS = {

@@ -69,10 +69,22 @@ class NodeChange:
     pods_before: int
     bound: tuple[str, ...]
     evicted: tuple[str, ...]
+    # DRA devices on the node, and how many claims held before the run and at its end
+    # (0, 0, 0 for a node without any, or a run stored before they were counted).
+    devices: int = 0
+    devices_before: int = 0
+    devices_after: int = 0
 
     @property
     def pods_after(self) -> int:
         return self.pods_before + len(self.bound) - len(self.evicted)
+
+
+def _device_fields(counts: tuple[int, int, int] | None) -> dict[str, int]:
+    if counts is None:
+        return {}
+    total, before, after = counts
+    return {"devices": total, "devices_before": before, "devices_after": after}
 
 
 NOT_CREATED_TEXT = (
@@ -188,6 +200,7 @@ class WorkloadRun:
                     pods_before=len(ni.pods),
                     bound=tuple(p.key for p in bound),
                     evicted=tuple(v.key for v in gone),
+                    **_device_fields(sim.device_counts.get(name)),
                 )
             )
         return cls(

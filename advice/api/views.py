@@ -27,7 +27,8 @@ CONTRACT = (
     "Each item of `advice` is exactly the advice contract: `{kind, change, outcome, node, "
     "victims, pdbs_exceeded, proof: {runs, seconds, one_step_less}}`, most useful first; "
     "`kind` one of smaller-request, add-nodes, fewer-replicas, wait-instead, protect, "
-    'relax; `change` machine-applicable: `{"object": I, "patch": [RFC 6902 ops]}` for the '
+    "relax, fewer-devices, first-available (a claim of a pod waiting for DRA devices; its "
+    '`create` replaces the ResourceClaim or ResourceClaimTemplate of that name); `change` machine-applicable: `{"object": I, "patch": [RFC 6902 ops]}` for the '
     "I-th submitted object (0 for a lone pod; a workload's objects in submission order), "
     '`{"add_nodes": N, "like": NODE}`, or `{"create": [manifest]}`. A change is minimal '
     "within its kind's granularity (cpu 10m, memory 16Mi, 1 node, 1 replica): "

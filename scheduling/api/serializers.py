@@ -534,8 +534,9 @@ class ResultField(serializers.JSONField):
         "description": "The engine's explanation (schema_version 2): the contract's fields, "
         "every node's filter and dry-run status with why preemption cannot help there, the "
         "scores (plugin x node, totals, the top set), the chosen node before and after, the "
-        "victims' details, sampling notes and the fields of the pod that were dropped or used. "
-        "Analyses stored in an older shape are served in this one.",
+        "victims' details, sampling notes and the fields of the pod that were dropped or used; "
+        "`devices` for a pod waiting for DRA devices (the sentence, and per device class the "
+        "pods holding them). Analyses stored in an older shape are served in this one.",
     }
 )
 class ExplanationField(serializers.Field):  # type: ignore[type-arg]

@@ -8,6 +8,7 @@ from typing import Any
 
 from .cluster import Cluster, load_cluster
 from .config import EngineConfig
+from .dra.objects import generate_claims
 from .errors import InvalidInput
 from .explanation import FilterSampling, InputEffect, InputNotice, Outcome
 from .framework import CycleState, Handle
@@ -167,6 +168,17 @@ def analyze(
         priority_classes,
     )
     pending = parse_pending_pod(cluster, pod)
+    claims_made = False
+    if pending.resource_claims and not isinstance(pod, Pod) and "status" not in pod:
+        # A manifest submitted now (no status: not a pending pod of the cluster): the
+        # resourceclaim controller makes its claims from templates before it is tried.
+        made = generate_claims(cluster.dra, pending)
+        if made:
+            cluster = copy.copy(cluster)
+            cluster.dra = cluster.dra.with_claims(
+                {**cluster.dra.claims, **{c.key: c for c in made}}
+            )
+            claims_made = True
     profile_ref = DEFAULT_PROFILE_REF
     if profiles is not None:
         profile_ref = profiles.ref([pending.scheduler_name])
@@ -182,6 +194,18 @@ def analyze(
     config = config or EngineConfig()
     # A Pod object comes from the scheduling loop, which admitted it: nothing was dropped.
     notices = [] if isinstance(pod, Pod) else input_notices(pod)
+    if claims_made:
+        notices.append(
+            InputNotice(
+                field="spec.resourceClaims",
+                value=", ".join(
+                    r.generated or "" for r in pending.resource_claims if r.template_name
+                ),
+                effect=InputEffect.USED,
+                why="the resourceclaim controller makes a claim from each template of a new "
+                "pod before kube-scheduler tries it; the answer allocates these",
+            )
+        )
     fw = Framework(Handle(cluster, config))
     state = CycleState()
     sched = schedule_pod(fw, state, pending)
@@ -246,7 +270,7 @@ def analyze(
             **base,
         )
     pre = post_filter(
-        fw, lambda: Evaluator(fw, shares=True).preempt(state, pending, diagnosis), diagnosis
+        fw, lambda: Evaluator(fw, shares=True).preempt(state, pending, diagnosis), state, pending
     )
     candidate_nodes = {c.node for c in pre.candidates}
     rejected = [

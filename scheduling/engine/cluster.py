@@ -14,6 +14,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .collector import collector_paused
+from .dra.objects import (
+    DeviceClass,
+    DraObjects,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
+)
 from .errors import InvalidInput
 from .objects import PDB, Node, Pod, PriorityClass, ResourceQuota, is_mapping
 from .priority import (
@@ -168,6 +175,9 @@ class Cluster:
     # The storage objects the volume plugins read (a class attribute: a cluster stored
     # before they were read has none).
     storage: Storage = EMPTY_STORAGE
+    # The DRA objects (dra/objects.py); a class attribute, so a cluster stored before
+    # they were read has none.
+    dra: DraObjects = DraObjects()
 
     def __init__(
         self,
@@ -391,6 +401,27 @@ def _flatten(objects: Any, source: str | None) -> list[tuple[int, Any]]:
     return out
 
 
+_NAMESPACED_DRA_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
+_DRA_KINDS = frozenset({"DeviceClass", "ResourceSlice", *_NAMESPACED_DRA_KINDS})
+
+
+def _add_dra(dra: DraObjects, kind: str, obj: Mapping[str, Any]) -> None:
+    api = obj.get("apiVersion")
+    if isinstance(api, str) and not api.startswith("resource.k8s.io/"):
+        raise InvalidInput(f"{kind} of {api} is not resource.k8s.io", field="apiVersion")
+    if kind == "DeviceClass":
+        c = DeviceClass.from_dict(obj)
+        dra.classes[c.name] = c
+    elif kind == "ResourceSlice":
+        dra.slices.append(ResourceSlice.from_dict(obj))
+    elif kind == "ResourceClaim":
+        claim = ResourceClaim.from_dict(obj)
+        dra.claims[claim.key] = claim
+    else:
+        t = ResourceClaimTemplate.from_dict(obj)
+        dra.templates[f"{t.namespace}/{t.name}"] = t
+
+
 def load_cluster(
     objects: list[dict[str, Any]] | dict[str, Any], *, source: str | None = None
 ) -> Cluster:
@@ -407,6 +438,7 @@ def load_cluster(
         classes: list[PriorityClass] = []
         quotas: list[ResourceQuota] = []
         storage = Storage()
+        dra = DraObjects()
         skipped: dict[str, int] = {}
         seen_nodes: set[str] = set()
         for index, obj in _flatten(objects, source):
@@ -436,6 +468,8 @@ def load_cluster(
                     quotas.append(ResourceQuota.from_dict(obj))
                 elif kind in STORAGE_KINDS:
                     storage.add(STORAGE_KINDS[kind](obj))
+                elif kind in _DRA_KINDS:
+                    _add_dra(dra, kind, obj)
                 elif isinstance(kind, str) and kind:
                     skipped[kind] = skipped.get(kind, 0) + 1
                 else:
@@ -446,7 +480,8 @@ def load_cluster(
                     index=index,
                     kind=kind if isinstance(kind, str) else None,
                     namespace=(namespace or "default")
-                    if kind in ("Pod", "PodDisruptionBudget", "ResourceQuota")
+                    if kind
+                    in ("Pod", "PodDisruptionBudget", "ResourceQuota", *_NAMESPACED_DRA_KINDS)
                     or kind in NAMESPACED_STORAGE_KINDS
                     else None,
                     name=name,
@@ -484,6 +519,9 @@ def load_cluster(
             defaulted_pods=defaulted,
             storage=storage if storage else None,
         )
+        if dra:
+            dra.index()
+            cluster.dra = dra
         cluster.index_pdbs()
     gc.freeze()  # the loaded graph is long-lived: keep it out of later collections
     return cluster

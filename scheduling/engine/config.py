@@ -20,7 +20,7 @@ def _default_weights() -> dict[str, int]:
         names.NODE_RESOURCES_FIT: 1,
         names.NODE_RESOURCES_BALANCED_ALLOCATION: 1,
         names.IMAGE_LOCALITY: 1,
-        names.DYNAMIC_RESOURCES: 0,
+        names.DYNAMIC_RESOURCES: 2,
     }
 
 

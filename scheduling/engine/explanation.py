@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 
+from .dra.waiting import DeviceWait
 from .framework import Code
 from .preemption.candidate import Criterion
 from .preemption.victims import ERR_NO_VICTIMS, NOT_ELIGIBLE_NEVER
@@ -337,6 +338,8 @@ class Explanation(Struct, kw_only=True):
     # The pod's bound volumes that confine it to a zone or node (VolumeBinding,
     # VolumeZone): why the other zones' nodes were never a choice.
     volume_pins: list[VolumePin] = msgspec.field(default_factory=list)
+    # A pod that cannot have its DRA devices: who holds them (None: not such a pod).
+    devices: DeviceWait | None = None
 
     # --- reading it --------------------------------------------------------------
 

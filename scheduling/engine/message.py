@@ -12,10 +12,12 @@ from .framework import Status
 # What the DynamicResources PostFilter says when the pod has no claims; the real
 # RunPostFilterPlugins joins every PostFilter plugin's message, this one first.
 DRA_POST_FILTER_MSG = "no new claims to deallocate"
-# DynamicResources' PostFilter when its PreFilter never ran (an earlier PreFilter plugin
-# rejected the pod): it finds no cycle state and returns Error with the state's
-# "not found", which ends RunPostFilterPlugins before DefaultPreemption runs.
-DRA_POST_FILTER_NO_STATE = "not found"
+# Its other answers, for a pod with claims (plugins/dynamicresources.py).
+DRA_POST_FILTER_MSGS = (
+    DRA_POST_FILTER_MSG,
+    "deallocation of ResourceClaim completed",
+    "still not schedulable",
+)
 # What RunPostFilterPlugins puts before DefaultPreemption's message.
 PREEMPTION_PREFIX = "preemption: "
 
@@ -71,10 +73,15 @@ def fit_error_message_of_counts(
     return msg
 
 
-def post_filter_message(preemption_msg: str | None, dynamic_resources: bool = True) -> str:
-    """RunPostFilterPlugins' joined messages: DynamicResources' first, then
+def post_filter_message(
+    preemption_msg: str | None,
+    dynamic_resources: bool = True,
+    dynamic_resources_msg: str | None = None,
+) -> str:
+    """RunPostFilterPlugins' joined messages: DynamicResources' first (what its PostFilter
+    said: "no new claims to deallocate" for a pod without claims), then
     DefaultPreemption's prefixed "preemption: " (None: the profile runs no preemption)."""
-    parts = [DRA_POST_FILTER_MSG] if dynamic_resources else []
+    parts = [dynamic_resources_msg or DRA_POST_FILTER_MSG] if dynamic_resources else []
     if preemption_msg is not None:
         parts.append(f"{PREEMPTION_PREFIX}{preemption_msg}")
     return ", ".join(parts)
@@ -125,7 +132,7 @@ def read_fit_error(message: str) -> FitErrorText | None:
         (
             i
             for i in (
-                rest.find(f". {marker}") for marker in (DRA_POST_FILTER_MSG, PREEMPTION_PREFIX)
+                rest.find(f". {marker}") for marker in (*DRA_POST_FILTER_MSGS, PREEMPTION_PREFIX)
             )
             if i >= 0
         ),
@@ -133,7 +140,7 @@ def read_fit_error(message: str) -> FitErrorText | None:
     )
     if cut >= 0:
         histogram, post = rest[: cut + 1], rest[cut + 2 :]
-    elif rest.lstrip().startswith((DRA_POST_FILTER_MSG, PREEMPTION_PREFIX)):
+    elif rest.lstrip().startswith((*DRA_POST_FILTER_MSGS, PREEMPTION_PREFIX)):
         histogram, post = "", rest.lstrip()
     else:
         histogram, post = rest, ""

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, NamedTuple, TypeGuard
 
+from .dra.objects import PodClaim, parse_pod_claims
 from .errors import InvalidInput
 from .labels import LabelSelector, NodeSelector, NodeSelectorTerm
 from .quantity import QuantityError, resource_value
@@ -594,6 +595,9 @@ class Pod:
         "qos_class",
         "requests",
         "required_node_affinity",
+        # Pickled last (_POD_PICKLED): a pod pickled before it existed has one value
+        # fewer.
+        "resource_claims",
         "scheduler_name",
         "score_cpu",
         "score_memory",
@@ -649,6 +653,8 @@ class Pod:
     scheduler_name: str
     # spec.volumes that the volume plugins read (claims, inline disks); () for most pods.
     volumes: tuple[PodVolume, ...]
+    # spec.resourceClaims with the generated claims' names (dra/objects.py).
+    resource_claims: tuple[PodClaim, ...]
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled at ingest for every worker (clusters.parsed): the slots' values as one
@@ -750,15 +756,22 @@ class Pod:
             spec.get("topologySpreadConstraints"), "spec.topologySpreadConstraints"
         )
         p.volumes = parse_pod_volumes(spec.get("volumes"), name)
+        p.resource_claims = parse_pod_claims(spec, status) if spec.get("resourceClaims") else ()
         return p
 
 
-_pod_slot_values = operator.attrgetter(*Pod.__slots__)
+# The order of a pickled pod's values: the slots as they were before resource_claims,
+# then it, so a pod pickled without it (one value fewer) reads every other value in its
+# place. (A stored cluster is also keyed by ENGINE_VERSION, which changed with it.)
+_POD_PICKLED = (*(s for s in Pod.__slots__ if s != "resource_claims"), "resource_claims")
+_pod_slot_values = operator.attrgetter(*_POD_PICKLED)
 
 
 def _pod_from_slot_values(values: tuple[Any, ...]) -> Pod:
     pod = Pod.__new__(Pod)
-    for name, value in zip(Pod.__slots__, values, strict=True):
+    if len(values) == len(_POD_PICKLED) - 1:
+        values = (*values, ())  # pickled before resource_claims: none
+    for name, value in zip(_POD_PICKLED, values, strict=True):
         setattr(pod, name, value)
     return pod
 

@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from .cluster import Cluster
+from .dra.waiting import DeviceWait, device_wait
 from .explanation import (
     AttachmentCount,
     CandidateRecord,
@@ -37,6 +38,7 @@ from .explanation import (
 )
 from .framework import Status
 from .objects import Pod
+from .plugins.dynamicresources import CANNOT_ALLOCATE
 from .plugins.nodevolumelimits import ERR_REASON_MAX_VOLUME_COUNT
 from .preemption.candidate import Candidate
 from .preemption.evaluator import PreemptionResult
@@ -295,6 +297,17 @@ def _volume_pins(result: Result) -> list[VolumePin]:
     ]
 
 
+def _devices(result: Result) -> DeviceWait | None:
+    """Who holds the devices a pod waits for: when some node could not allocate its
+    claims and the pod fits nowhere."""
+    if result.outcome == Outcome.FITS or result.cluster is None or result.pending is None:
+        return None
+    if not any(CANNOT_ALLOCATE in r.status.reasons for r in result.rejected_nodes):
+        return None
+    wait = device_wait(result.cluster, result.pending)
+    return wait if wait is not None and wait.sentence else None
+
+
 def explain(result: Result) -> Explanation:
     """The typed explanation of ``result`` (victim and node details need its cluster)."""
     pre = result.preemption
@@ -338,6 +351,7 @@ def explain(result: Result) -> Explanation:
         hypothetical_classes=list(result.hypothetical_classes),
         scheduler_profile=result.scheduler_profile,
         volume_pins=_volume_pins(result),
+        devices=_devices(result),
     )
 
 

@@ -24,6 +24,7 @@ from .framework import (
 )
 from .objects import Pod
 from .plugins import names as plugin_names
+from .plugins.dynamicresources import NO_NEW_CLAIMS, DynamicResources, PostFilterAnswer
 from .plugins.registry import PluginFactory, default_plugins, profile_plugins
 
 if TYPE_CHECKING:
@@ -75,6 +76,21 @@ class Framework:
         self.dynamic_resources_post_filter = points is None or points.runs(
             "postFilter", plugin_names.DYNAMIC_RESOURCES
         )
+        self.dynamic_resources = next(
+            (p for p in self.plugins if p.name == plugin_names.DYNAMIC_RESOURCES), None
+        )
+
+    def run_dynamic_resources_post_filter(
+        self, state: CycleState, pod: Pod
+    ) -> PostFilterAnswer | None:
+        """DynamicResources' PostFilter (the first PostFilter plugin); None when the
+        profile does not run it."""
+        if not self.dynamic_resources_post_filter:
+            return None
+        plugin = self.dynamic_resources
+        if not isinstance(plugin, DynamicResources):
+            return PostFilterAnswer(NO_NEW_CLAIMS)
+        return plugin.post_filter(state, pod)
 
     def _at(self, points: ExtensionPoints | None, point: str, protocol: type) -> list[Plugin]:
         if points is None:

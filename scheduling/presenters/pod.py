@@ -154,6 +154,14 @@ def winner_clause(ex: Explanation) -> str:
 
 
 def why_preemption_cannot_help(ex: Explanation) -> str:
+    if ex.devices is not None and ex.devices.sentence:
+        # The devices first: what a GPU team needs to read (the nodes' reasons follow).
+        words = ex.devices.sentence
+        return f"{words[0].upper()}{words[1:]}. {_why_preemption_cannot_help(ex)}"
+    return _why_preemption_cannot_help(ex)
+
+
+def _why_preemption_cannot_help(ex: Explanation) -> str:
     if not ex.num_nodes:
         return "The snapshot has no nodes to run it on."
     if not ex.eligible:

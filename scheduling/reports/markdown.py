@@ -50,6 +50,32 @@ def _hypothetical(lines: list[str]) -> list[str]:
     return ["", *(f"- {md_text(line)}" for line in lines)] if lines else []
 
 
+def _devices(ex: Explanation) -> list[str]:
+    """Who holds the devices the pod waits for (the sentence is the why sentence's)."""
+    if ex.devices is None:
+        return []
+    lines: list[str] = []
+    rows = [
+        [
+            md_code(h.pod),
+            h.priority,
+            md_code(c.device_class),
+            h.devices,
+            md_code(h.node),
+            md_code(h.claim),
+            _name(h.owner),
+        ]
+        for c in ex.devices.classes
+        for h in c.holders
+    ]
+    if rows:
+        lines += _folded(
+            f"Pods holding the devices: {len(rows)}",
+            _table(["Pod", "Priority", "Class", "Devices", "Node", "Claim", "Owner"], rows),
+        )
+    return lines
+
+
 def render_markdown(ex: Explanation, *, snapshot: str, gate_failures: list[str]) -> str:
     """``snapshot``: what the snapshot is called, as Markdown the caller escaped."""
     klass = f", class {md_code(ex.priority_class)}" if ex.priority_class else ""
@@ -60,6 +86,7 @@ def render_markdown(ex: Explanation, *, snapshot: str, gate_failures: list[str])
         "",
         f"Priority {ex.priority}{klass}, preemptionPolicy {md_text(ex.preemption_policy)}.",
     ]
+    lines += _devices(ex)
     lines += _hypothetical(pod_presenters.hypothetical_class_lines(ex.hypothetical_classes))
     lines += _gates(gate_failures)
     if ex.outcome == Outcome.PREEMPTS:

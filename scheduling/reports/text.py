@@ -38,6 +38,22 @@ def _table(header: list[str], rows: list[list[str]], *, numeric_from: int = 1) -
     return [line(header), *(line(r) for r in rows)]
 
 
+def _device_lines(ex: Explanation) -> list[str]:
+    """Who holds the devices the pod waits for (the sentence is the why sentence's)."""
+    if ex.devices is None:
+        return []
+    lines = ["Pods holding the devices:"]
+    for c in ex.devices.classes:
+        for h in c.holders:
+            lower = "lower priority" if h.lower_priority else "not lower priority"
+            lines.append(
+                f"  {h.pod}  priority {h.priority} ({lower})  {h.devices} of class "
+                f"{c.device_class} on {h.node}  claim {h.claim}"
+                + (f"  owner {h.owner}" if h.owner else "")
+            )
+    return lines
+
+
 def render_text(ex: Explanation) -> str:
     lines: list[str] = []
     who = f"{ex.pod} (priority {ex.priority}" + (
@@ -45,6 +61,7 @@ def render_text(ex: Explanation) -> str:
     )
     lines.append(f"{who}: {pod_presenters.outcome_sentence(ex)}")
     lines.append(pod_presenters.why_sentence(ex))
+    lines += _device_lines(ex)
     for notice in pod_presenters.input_notices(ex):
         lines.append(f"Notice: {notice}")
     for line in pod_presenters.hypothetical_class_lines(ex.hypothetical_classes):
@@ -130,6 +147,13 @@ def render_workload_text(run: WorkloadRun) -> str:
         extra = f"; evicts {', '.join(y.victims)}" if y.victims else ""
         at = f"{y.at:>10.3f}s  " if y.at is not None else ""
         lines.append(f"  {y.cycle:>4}  {at}{y.pod}  {y.result.value} {where}{extra}")
+    with_devices = [n for n in run.nodes if n.devices]
+    if with_devices:
+        lines += ["", "DRA devices per node (held before -> at the end, of all):"]
+        lines += [
+            f"  {n.node}: {n.devices_before} -> {n.devices_after} of {n.devices}"
+            for n in with_devices
+        ]
     if run.pdb_report:
         lines += ["", "PodDisruptionBudgets:"]
         lines += [f"  {wp.pdb_paragraph(r)}" for r in run.pdb_report]

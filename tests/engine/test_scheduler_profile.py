@@ -48,10 +48,13 @@ def test_an_empty_configuration_is_the_default_profile() -> None:
         "VolumeBinding",
         "PodTopologySpread",
         "InterPodAffinity",
+        # Scores firstAvailable choices (weight 2: the DRA conformance answers' 200).
+        "DynamicResources",
         "NodeResourcesBalancedAllocation",
         "ImageLocality",
     )
     assert points.at("postFilter") == ("DynamicResources", "DefaultPreemption")
+    assert points.weights["DynamicResources"] == 2
     assert points.weights["TaintToleration"] == 3
     assert points.weights["PodTopologySpread"] == 2
 

@@ -20,6 +20,7 @@ cached preemption order held the old budgets (``Cluster.with_pdbs``).
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from typing import Any
 from ..analysis import analyze
 from ..cluster import Cluster, NodeInfo
 from ..config import EngineConfig
+from ..dra.objects import ResourceClaim, ResourceClaimTemplate
 from ..errors import InvalidInput
 from ..hypothetical import with_priority_classes
 from ..objects import PDB, Node, Pod
@@ -169,7 +171,10 @@ class Asked:
         if isinstance(change, AddNodes):
             return self.run(objects, with_nodes(self.cluster, change.like, change.add_nodes))
         assert isinstance(change, CreateObjects)
-        return self.run(objects, with_budgets(self.cluster, change.create))
+        dra = [m for m in change.create if m.get("kind") in DRA_KINDS]
+        budgets = [m for m in change.create if m.get("kind") not in DRA_KINDS]
+        cluster = with_budgets(self.cluster, budgets) if budgets else self.cluster
+        return self.run(objects, with_dra_objects(cluster, dra) if dra else cluster)
 
 
 def with_nodes(cluster: Cluster, like: str, count: int) -> Cluster:
@@ -204,6 +209,27 @@ def with_nodes(cluster: Cluster, like: str, count: int) -> Cluster:
         view.nodes.append(node)
         view.node_infos.append(ni)
         view.node_info_by_name[name] = ni
+    return view
+
+
+DRA_KINDS = ("ResourceClaim", "ResourceClaimTemplate")
+
+
+def with_dra_objects(cluster: Cluster, manifests: Sequence[Mapping[str, Any]]) -> Cluster:
+    """A view of ``cluster`` where these claims and templates replace the ones of the
+    same namespace and name (the cached cluster is not changed)."""
+    dra = cluster.dra
+    claims = dict(dra.claims)
+    templates = dict(dra.templates)
+    for m in manifests:
+        if m.get("kind") == "ResourceClaim":
+            claim = ResourceClaim.from_dict(m)
+            claims[claim.key] = claim
+        else:
+            template = ResourceClaimTemplate.from_dict(m)
+            templates[f"{template.namespace}/{template.name}"] = template
+    view = copy.copy(cluster)
+    view.dra = dataclasses.replace(dra.with_claims(claims), templates=templates)
     return view
 
 

@@ -23,6 +23,9 @@ class AdviceKind(enum.StrEnum):
     WAIT_INSTEAD = "wait-instead"
     PROTECT = "protect"
     RELAX = "relax"
+    # A pod waiting for DRA devices: fewer of them, or another class as a fallback.
+    FEWER_DEVICES = "fewer-devices"
+    FIRST_AVAILABLE = "first-available"
 
 
 # --- changes: machine-applicable ---------------------------------------------------
@@ -52,7 +55,9 @@ class AddNodes:
 
 @dataclass(frozen=True)
 class CreateObjects:
-    """Objects to create beside the cluster's (PodDisruptionBudget manifests)."""
+    """Objects to create beside the cluster's (PodDisruptionBudget manifests), or to
+    apply in place of the cluster's of the same name (ResourceClaim and
+    ResourceClaimTemplate manifests)."""
 
     create: tuple[Mapping[str, Any], ...]
 

@@ -1,7 +1,9 @@
 """The default profile: plugin classes in kube-scheduler's order.
 
-The order of FILTER_ORDER is the real Filter order of the default profile. InterPodAffinity and PodTopologySpread live in their own modules; each is
-listed here as soon as its module exists (see ``_optional``).
+The order of FILTER_ORDER is the real Filter order of the default profile (plugins
+with no meaning offline are left out; the four volume plugins follow NodeResourcesFit,
+DynamicResources filters last). InterPodAffinity and PodTopologySpread live in their
+own modules; each is listed here as soon as its module exists (see ``_optional``).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 from . import names
+from .dynamicresources import DynamicResources
 from .imagelocality import ImageLocality
 from .nodeaffinity import NodeAffinity
 from .nodename import NodeName
@@ -59,6 +62,7 @@ REGISTRY: dict[str, PluginClass | None] = {
     names.VOLUME_ZONE: VolumeZone,
     names.POD_TOPOLOGY_SPREAD: _optional("podtopologyspread", "PodTopologySpread"),
     names.INTER_POD_AFFINITY: _optional("interpodaffinity", "InterPodAffinity"),
+    names.DYNAMIC_RESOURCES: DynamicResources,
     names.NODE_RESOURCES_BALANCED_ALLOCATION: BalancedAllocation,
     names.IMAGE_LOCALITY: ImageLocality,
 }
@@ -78,6 +82,7 @@ DEFAULT_PROFILE: list[str] = [
     names.VOLUME_ZONE,
     names.POD_TOPOLOGY_SPREAD,
     names.INTER_POD_AFFINITY,
+    names.DYNAMIC_RESOURCES,
     names.NODE_RESOURCES_BALANCED_ALLOCATION,
     names.IMAGE_LOCALITY,
 ]

@@ -72,6 +72,8 @@ class DefaultPreemption:
         # The dry run's pod and cycle, and how it selects victims there: a dry run asks
         # for every potential node in turn, with the same pod and state.
         self._selecting: tuple[CycleState, Pod, IntegerSelection | None] | None = None
+        # DynamicResources' Filter, re-asked on the integer path once victims are found.
+        self._dra = next((p for p in fw.filter_plugins if p.name == names.DYNAMIC_RESOURCES), None)
 
     def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]:
         """The real offset is random; the engine starts at the first node (it dry-runs
@@ -101,7 +103,17 @@ class DefaultPreemption:
             fast = IntegerSelection(self.fw, pod) if self.resources_only(state) else None
             selecting = self._selecting = (state, pod, fast)
         if selecting[2] is not None:
-            return selecting[2].select(node_info)
+            victims, status = selecting[2].select(node_info)
+            if victims is not None:
+                # The filters after NodeResourcesFit that read nothing of the node's pods
+                # still run once the victims are gone: DynamicResources' answer is the
+                # one it gave at Filter (its devices in use are fixed at PreFilter).
+                dra = self._dra
+                if dra is not None and dra.name not in state.skip_filter_plugins:
+                    s = dra.filter(state, pod, node_info)
+                    if not s.is_success():
+                        return None, Status(s.code, *s.reasons, plugin=dra.name)
+            return victims, status
         return select_victims_on_node(self.fw, state.clone(), pod, node_info, False)
 
     def ordered_score_funcs(self) -> Sequence[tuple[Criterion, ScoreFunc]]:

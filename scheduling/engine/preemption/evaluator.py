@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from ..cluster import Cluster, NodeInfo
 from ..config import EngineConfig
 from ..framework import Code, CycleState, Handle, Status
-from ..message import DRA_POST_FILTER_NO_STATE, fit_error_message, post_filter_message
+from ..message import fit_error_message, post_filter_message
 from ..objects import Pod
+from ..plugins.dynamicresources import PostFilterAnswer
 from ..runtime import Framework
 from ..schedule import Diagnosis
 from .candidate import (
@@ -73,6 +74,8 @@ class PreemptionResult:
     # Per node, the real scheduler's random offsets that nominate it (exhaustive runs).
     sampling: list[SampledNomination] = field(default_factory=list)
     offset: int | None = None  # the offset given (EngineConfig.preemption_offset)
+    # DynamicResources' PostFilter, which runs first (None: the profile has none).
+    dynamic_resources: PostFilterAnswer | None = None
     # A PostFilter plugin before DefaultPreemption returned Error (its message is
     # ``message``): preemption never ran and no nomination is made or cleared.
     post_filter_error: bool = False
@@ -237,19 +240,30 @@ def preempt(
 
 
 def post_filter(
-    fw: Framework, run: Callable[[], PreemptionResult], diagnosis: Diagnosis | None = None
+    fw: Framework,
+    run: Callable[[], PreemptionResult],
+    state: CycleState | None = None,
+    pod: Pod | None = None,
 ) -> PreemptionResult:
     """RunPostFilterPlugins' answer: DefaultPreemption's (``run``) when the profile
-    has it; otherwise no nomination is made or changed. When a PreFilter plugin
-    rejected the pod outright, DynamicResources' PostFilter (which runs first) finds
-    no state of its own and errors: DefaultPreemption is never asked."""
-    if fw.dynamic_resources_post_filter and diagnosis is not None and diagnosis.pre_filter_aborted:
-        return PreemptionResult(
-            True, None, message=DRA_POST_FILTER_NO_STATE, post_filter_error=True
-        )
-    if not fw.preemption:
-        return PreemptionResult(False, PREEMPTION_DISABLED)
-    return run()
+    has it (without it no nomination is made or changed), and DynamicResources'
+    PostFilter with the cycle's ``state``. The latter is the first PostFilter plugin
+    and its words come first, but kube-scheduler v1.35's answers show it deallocating
+    claims that only the preemption dry run found unavailable: it is asked here once
+    the dry run has recorded them in the shared state. Its one Error, when its
+    PreFilter never ran (an earlier PreFilter plugin rejected the pod outright, so
+    the cycle state holds nothing of it), does not depend on the dry run: it is asked
+    for first, and ends RunPostFilterPlugins before DefaultPreemption runs."""
+    if state is not None and pod is not None:
+        first = fw.run_dynamic_resources_post_filter(state, pod)
+        if first is not None and first.error:
+            return PreemptionResult(
+                True, None, message=first.message, dynamic_resources=first, post_filter_error=True
+            )
+    res = PreemptionResult(False, PREEMPTION_DISABLED) if not fw.preemption else run()
+    if state is not None and pod is not None:
+        res.dynamic_resources = fw.run_dynamic_resources_post_filter(state, pod)
+    return res
 
 
 def post_filter_suffix(fw: Framework, pre: PreemptionResult) -> str:
@@ -259,6 +273,9 @@ def post_filter_suffix(fw: Framework, pre: PreemptionResult) -> str:
         return ""
     if pre.post_filter_error:
         return pre.message
+    dra = pre.dynamic_resources
     return post_filter_message(
-        pre.message if fw.preemption else None, fw.dynamic_resources_post_filter
+        pre.message if fw.preemption else None,
+        fw.dynamic_resources_post_filter,
+        dra.message if dra is not None else None,
     )

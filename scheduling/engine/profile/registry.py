@@ -25,7 +25,7 @@ IN_TREE: dict[str, frozenset[str]] = {
     names.POD_TOPOLOGY_SPREAD: _FILTERING | _SCORING,
     names.INTER_POD_AFFINITY: _FILTERING | _SCORING,
     names.DYNAMIC_RESOURCES: _FILTERING
-    | frozenset({"preEnqueue", "postFilter", "reserve", "preBind"}),
+    | frozenset({"preEnqueue", "postFilter", "score", "reserve", "preBind"}),
     names.DEFAULT_PREEMPTION: frozenset({"preEnqueue", "postFilter"}),
     names.NODE_RESOURCES_BALANCED_ALLOCATION: _SCORING,
     names.IMAGE_LOCALITY: frozenset({"score"}),
@@ -49,7 +49,7 @@ DEFAULT_MULTI_POINT: tuple[tuple[str, int | None], ...] = (
     ("VolumeZone", None),
     (names.POD_TOPOLOGY_SPREAD, 2),
     (names.INTER_POD_AFFINITY, 2),
-    (names.DYNAMIC_RESOURCES, None),
+    (names.DYNAMIC_RESOURCES, 2),
     (names.DEFAULT_PREEMPTION, None),
     (names.NODE_RESOURCES_BALANCED_ALLOCATION, 1),
     (names.IMAGE_LOCALITY, 1),

@@ -11,6 +11,7 @@ spec: what a controller would stamp out again, scheduling-wise.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 from dataclasses import dataclass
 
@@ -81,6 +82,12 @@ class ControllerManager:
         pod.terminating = False
         pod.terminating_by_preemption = False
         pod.labels = dict(victim.labels)
+        # Claims made from a template belonged to the victim: the new pod gets its own
+        # (Scheduler.generate_claims); claims it names stay shared.
+        pod.resource_claims = tuple(
+            dataclasses.replace(r, generated=None) if r.template_name else r
+            for r in victim.resource_claims
+        )
         # A new pod goes through admission again: a class the what-if gives another value
         # gives it that value (the victim kept the one it was created with).
         changed = {c.name: c for c in self.state.hypothetical_classes}

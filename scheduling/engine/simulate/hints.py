@@ -16,9 +16,14 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
+from ..cluster import Cluster
+from ..dra.objects import ResourceClaim
 from ..objects import Pod
 from ..plugins import names
+from ..plugins.dynamicresources import resolve_claims
 from ..plugins.interpodaffinity import parse_pod_affinity, pod_matches_all_affinity_terms
 from ..plugins.nodeports import ports_conflict
 from ..plugins.podtopologyspread import PodTopologySpread
@@ -33,6 +38,9 @@ class Event(enum.Enum):
     # A bound pod leaves the unscheduled pods' informer: a nominated one gives its room
     # back to the pods its nomination kept out (EventUnscheduledPodDelete).
     UNSCHEDULED_POD_DELETE = "UnscheduledPodDelete"
+    # A ResourceClaim added or its status updated (allocated at binding, deallocated by
+    # DynamicResources' PostFilter or by the resourceclaim controller).
+    RESOURCE_CLAIM_CHANGE = "ResourceClaim/Add|Update"
 
 
 class Hint(enum.Enum):
@@ -40,15 +48,24 @@ class Hint(enum.Enum):
     QUEUE_SKIP = "QueueSkip"
 
 
-# A hint function gets (the pending pod, the pod the event is about).
-HintFn = Callable[[Pod, Pod], Hint]
+# A hint function gets (the pending pod, the object the event is about: a Pod, or a
+# ClaimChange).
+HintFn = Callable[[Pod, Any], Hint]
+
+
+@dataclass(frozen=True)
+class ClaimChange:
+    before: ResourceClaim | None
+    after: ResourceClaim
 
 
 class QueueingHints:
     """The default profile's EventsToRegister, by plugin and event."""
 
-    def __init__(self, spread: PodTopologySpread) -> None:
+    def __init__(self, spread: PodTopologySpread, cluster: Cluster | None = None) -> None:
         self.spread = spread
+        # Where DynamicResources' hint looks the pod's claims up (the run's claims).
+        self.cluster = cluster
         self.registry: dict[str, dict[Event, HintFn]] = {
             # NodeResourcesFit: Pod/Delete (and UpdatePodScaleDown, which never happens here).
             names.NODE_RESOURCES_FIT: {
@@ -77,6 +94,11 @@ class QueueingHints:
                 Event.ASSIGNED_POD_DELETE: node_volume_limits_after_pod_deleted,
                 Event.UNSCHEDULED_POD_DELETE: node_volume_limits_after_pod_deleted,
             },
+            # DynamicResources: ResourceClaim/Add|Update (nodes, classes and slices never
+            # change during a run).
+            names.DYNAMIC_RESOURCES: {
+                Event.RESOURCE_CLAIM_CHANGE: self.dynamic_resources_after_claim_change
+            },
             # VolumeBinding and VolumeZone register storage and node events only: a pod
             # event never helps them.
             # NodeName, NodeUnschedulable, NodeAffinity, TaintToleration register node
@@ -84,7 +106,7 @@ class QueueingHints:
         }
 
     def worth_requeuing(
-        self, pod: Pod, rejectors: frozenset[str], event: Event, other: Pod
+        self, pod: Pod, rejectors: frozenset[str], event: Event, other: Any
     ) -> bool:
         """isPodWorthRequeuing: Queue from any rejecting plugin moves the pod."""
         if not rejectors:
@@ -94,6 +116,24 @@ class QueueingHints:
             if fn is not None and fn(pod, other) is Hint.QUEUE:
                 return True
         return False
+
+    def dynamic_resources_after_claim_change(self, pod: Pod, change: ClaimChange) -> Hint:
+        """DynamicResources.isSchedulableAfterClaimChange."""
+        if self.cluster is None:
+            return Hint.QUEUE
+        claims, problem = resolve_claims(self.cluster.dra, pod)
+        if problem is not None:
+            return Hint.QUEUE_SKIP
+        before, after = change.before, change.after
+        if before is not None and before.allocation is not None and after.allocation is None:
+            return Hint.QUEUE  # devices were freed
+        if not any(c.uid == after.uid for c in claims):
+            return Hint.QUEUE_SKIP
+        if before is None:
+            return Hint.QUEUE
+        if (before.allocation, before.reserved_for) == (after.allocation, after.reserved_for):
+            return Hint.QUEUE_SKIP
+        return Hint.QUEUE
 
     def spread_after_pod_change(self, pod: Pod, other: Pod) -> Hint:
         """PodTopologySpread.isSchedulableAfterPodChange for an added or deleted pod."""

@@ -31,6 +31,7 @@ from __future__ import annotations
 import enum
 import heapq
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..objects import Pod
 from .hints import Event, QueueingHints
@@ -275,7 +276,7 @@ class SchedulingQueue:
     def on_event(
         self,
         event: Event,
-        other: Pod,
+        other: Any,
         gated: frozenset[str] = frozenset(),
         at_most_priority: int | None = None,
     ) -> None:

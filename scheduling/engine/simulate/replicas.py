@@ -34,9 +34,15 @@ from .state import ClusterState
 
 # Plugins whose filter answer may depend on other nodes' pods: with any active for
 # a pod, nothing is cached for it (VolumeRestrictions counts the pods using a
-# ReadWriteOncePod claim across the cluster).
+# ReadWriteOncePod claim across the cluster; DynamicResources sees claims allocated
+# anywhere).
 CROSS_NODE = frozenset(
-    {names.INTER_POD_AFFINITY, names.POD_TOPOLOGY_SPREAD, names.VOLUME_RESTRICTIONS}
+    {
+        names.INTER_POD_AFFINITY,
+        names.POD_TOPOLOGY_SPREAD,
+        names.VOLUME_RESTRICTIONS,
+        names.DYNAMIC_RESOURCES,
+    }
 )
 # Score plugins that normalize with helper.DefaultNormalizeScore, and whether reversed.
 DEFAULT_NORMALIZED = {names.TAINT_TOLERATION: True, names.NODE_AFFINITY: False}

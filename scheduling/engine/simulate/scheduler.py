@@ -33,6 +33,7 @@ from typing import Any
 from ..analysis import parse_pending_pod
 from ..cluster import Cluster, load_cluster
 from ..config import EngineConfig
+from ..dra.objects import generate_claims
 from ..errors import InvalidInput
 from ..framework import CycleState, Handle
 from ..hypothetical import with_priority_classes
@@ -45,6 +46,7 @@ from ..objects import (
     seconds_annotation_ms,
 )
 from ..plugins import names
+from ..plugins.dynamicresources import DynamicResourcesState, waits_for_devices
 from ..plugins.podtopologyspread import PodTopologySpread
 from ..preemption.evaluator import PreemptionResult, post_filter, post_filter_suffix, preempt
 from ..profile.profile_map import (
@@ -59,7 +61,7 @@ from ..volumes.binding import ASSUME_PROVISIONED, bind_claims, create_claims
 from ..volumes.claimtemplates import pod_claims
 from .clock import SPAN_MS, Agenda, Happening, rfc3339, seconds
 from .controllers import CREATED_AFTER, ControllerManager
-from .hints import Event, QueueingHints
+from .hints import ClaimChange, Event, QueueingHints
 from .nodetree import FilterStart
 from .queue import LEFTOVER_FLUSH_PERIOD_MS, QueuedPodInfo, SchedulingQueue, Where
 from .replicas import ReplicaCache, cacheable, template_key
@@ -142,6 +144,8 @@ class CycleOutcome:
     message: str
     # Diagnosis.UnschedulablePlugins, which the queue keeps with the pod.
     unschedulable_plugins: frozenset[str] = frozenset()
+    # The pod's claims and what DynamicResources allocated for them on the chosen node.
+    devices: DynamicResourcesState | None = None
 
 
 class Scheduler:
@@ -176,7 +180,7 @@ class Scheduler:
         ) or PodTopologySpread(self.framework.handle)
         assert isinstance(spread, PodTopologySpread)
         self.filter_start = FilterStart(self.state.nodes)
-        self.queue = SchedulingQueue(QueueingHints(spread), real_clock=timeline)
+        self.queue = SchedulingQueue(QueueingHints(spread, self.state), real_clock=timeline)
         # A timeline run: what the clock waits for, the leftover flush's next tick, and
         # when each pending pod was created and bound (ms).
         self.timed = timeline
@@ -222,6 +226,8 @@ class Scheduler:
                 raise e.located(
                     index=i, kind="Pod", namespace=pod.namespace, name=pod.name
                 ) from None
+            if pod.resource_claims:
+                self.generate_claims(pod)
             if self.profiles is not None and pod.scheduler_name not in self.profiles.configs:
                 # responsibleForPod: no profile of this scheduler is named; never queued.
                 self.sim.ignored.append((pod, self.profiles.ignored_reason(pod.scheduler_name)))
@@ -254,6 +260,11 @@ class Scheduler:
             self.state.storage = created
             self.sim.storage_changes.append((self.cycle, created))
             self.caches.clear()
+
+    def generate_claims(self, pod: Pod) -> None:
+        """The resourceclaim controller for a pod submitted now (dra.objects)."""
+        for made in generate_claims(self.state.dra, pod):
+            self.state.add_claim(made)
 
     def _enqueue(
         self,
@@ -461,13 +472,16 @@ class Scheduler:
         self.sim.actions.append(Action(self.cycle, ActionKind.DELETE, pod, pod.node_name))
         self.progress_since_flush = True
         self.queue.on_event(Event.ASSIGNED_POD_DELETE, pod, gated)
+        # The resourceclaim controller, at once: the pod's claims released.
+        for before, after in self.state.release_claims(pod):
+            self.queue.on_event(Event.RESOURCE_CLAIM_CHANGE, ClaimChange(before, after), gated)
 
     def schedule_one(self, p: QueuedPodInfo) -> None:
         pod = p.pod
         self.sim.actions.append(Action(self.cycle, ActionKind.CYCLE, pod, None))
         out = self.scheduling_cycle(pod)
         if out.sched.host is not None:
-            self.bind(p, out.sched)
+            self.bind(p, out.sched, out.devices)
         else:
             self.handle_failure(p, out)
 
@@ -489,12 +503,16 @@ class Scheduler:
                 # No Score plugin: the real Filter stops at the first feasible node.
                 sched.host = self.filter_start.first_feasible({ni.name for ni in sched.feasible})
                 sched.top_nodes = [sched.host]
-            return CycleOutcome(sched, None, "")
+            return CycleOutcome(sched, None, "", devices=waits_for_devices(cycle_state))
         diagnosis = sched.diagnosis
         if cache is None:
-            pre = post_filter(fw, lambda: preempt(fw, cycle_state, pod, diagnosis), diagnosis)
+            pre = post_filter(
+                fw, lambda: preempt(fw, cycle_state, pod, diagnosis), cycle_state, pod
+            )
         else:
-            pre = post_filter(fw, lambda: cache.preempt(fw, cycle_state, pod, diagnosis), diagnosis)
+            pre = post_filter(
+                fw, lambda: cache.preempt(fw, cycle_state, pod, diagnosis), cycle_state, pod
+            )
         post = post_filter_suffix(fw, pre)
         if cache is not None:
             # The template's counts, kept up to date node by node: the same message.
@@ -542,7 +560,9 @@ class Scheduler:
         return cache.schedule(fw, cs, pod), cache
 
     # Binding -----------------------------------------------------------------
-    def bind(self, p: QueuedPodInfo, sched: ScheduleResult) -> None:
+    def bind(
+        self, p: QueuedPodInfo, sched: ScheduleResult, devices: DynamicResourcesState | None = None
+    ) -> None:
         pod = p.pod
         host = sched.host
         assert host is not None
@@ -575,6 +595,13 @@ class Scheduler:
         if self.state.nomination_of.get(pod.uid):
             self._nominate(pod, None, NominatedBy.BINDING)
         pod.nominated_node_name = None
+        if devices is not None:
+            # Reserve and PreBind write the claims before the pod is bound.
+            made = devices.node_allocations.get(host) or []
+            befores = [self.state.dra.claims.get(c.key) for c in devices.claims]
+            written = self.state.reserve_claims(running, host, devices.claims, made)
+            for before, after in zip(befores, written, strict=True):
+                self.queue.on_event(Event.RESOURCE_CLAIM_CHANGE, ClaimChange(before, after))
         self.state.bind(running, host)
         if running.volumes:
             self._bind_claims(running, host)
@@ -624,6 +651,13 @@ class Scheduler:
         )
         self.sim.cycles.append(cycle)
         self.queue.add_unschedulable(p, out.unschedulable_plugins)
+        answer = pre.dynamic_resources
+        if answer is not None and answer.deallocated is not None:
+            # DynamicResources' PostFilter cleared the claim's allocation: the update
+            # reaches the queue, this pod included (it was in flight).
+            before = self.state.dra.claims.get(answer.deallocated.key)
+            after = self.state.deallocate(answer.deallocated)
+            self.queue.on_event(Event.RESOURCE_CLAIM_CHANGE, ClaimChange(before, after))
         if nominating is not None:
             current = self.state.nomination_of.get(pod.uid, "")
             if nominating != current:
@@ -667,6 +701,8 @@ class Scheduler:
             for victim in victims:
                 made = self.controllers.recreate(victim)
                 if made is not None:
+                    if made.pod.resource_claims:
+                        self.generate_claims(made.pod)
                     self.sim.recreated.append(made.record)
                     self._enqueue(made.pod, recreated_from=victim.key)
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..cluster import Cluster, NodeInfo
+from ..dra.objects import DraObjects
 from ..objects import PREEMPT_LOWER_PRIORITY, Pod
 from ..profile.profile_map import DEFAULT_PROFILE_REF, SchedulerProfileRef
 from ..profile.types import SchedulerConfiguration
@@ -70,6 +71,22 @@ def _outcome(pod: Pod, **how: Any) -> PodOutcome:
     )
 
 
+def device_counts(before: DraObjects, after: DraObjects) -> dict[str, tuple[int, int, int]]:
+    """Per node: its devices, how many claims held before and after (workload answers
+    count devices per node)."""
+    held_before = before.allocated_devices()
+    held_after = after.allocated_devices()
+    out: dict[str, tuple[int, int, int]] = {}
+    for node, devices in before.local.items():
+        ids = [d.id for d in devices]
+        out[node] = (
+            len(ids),
+            sum(1 for i in ids if i in held_before),
+            sum(1 for i in ids if i in held_after),
+        )
+    return out
+
+
 @dataclass
 class Simulation:
     base: Cluster
@@ -109,10 +126,15 @@ class Simulation:
     ignored: list[tuple[Pod, str]] = field(default_factory=list)
     # The configuration the run was given (explain() answers a cycle under it).
     scheduler_config: SchedulerConfiguration | None = None
+    # Per node with DRA devices: (devices, allocated before the run, allocated at its end).
+    device_counts: dict[str, tuple[int, int, int]] = field(default_factory=dict)
 
     # Building the summary -------------------------------------------------------
     def finish(self, state: ClusterState, queue: SchedulingQueue, bound: dict[str, Pod]) -> None:
         from .queue import Where
+
+        if state.dra:
+            self.device_counts = device_counts(self.base.dra, state.dra)
 
         for pod in self.pending:
             p = self.queued[pod.key]

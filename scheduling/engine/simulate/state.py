@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..cluster import Cluster, NodeInfo
+from ..dra.allocator import ClaimAllocation
+from ..dra.objects import Allocation, ResourceClaim, node_name_selector
 from ..objects import Pod
 from ..plugins import podindex
 
@@ -34,6 +36,10 @@ class ClusterState(Cluster):
         # Every node whose pods, or the pods nominated to it, changed, in order: an
         # answer computed for a node holds until the node shows up here again.
         self.changes: list[str] = []
+        # The ResourceClaims as the API server holds them during the run (claims are
+        # replaced, never changed: the base cluster's stay as loaded).
+        if base.dra:
+            self.dra = base.dra.with_claims(dict(base.dra.claims))
 
     # Nodes -------------------------------------------------------------------
     def _writable(self, node_name: str) -> NodeInfo:
@@ -98,3 +104,54 @@ class ClusterState(Cluster):
 
     def nominated_pods(self, node_name: str) -> list[Pod]:
         return list(self.nominated.get(node_name, ()))
+
+    # ResourceClaims --------------------------------------------------------------
+    def reserve_claims(
+        self, pod: Pod, node_name: str, claims: list[ResourceClaim], made: list[ClaimAllocation]
+    ) -> list[ResourceClaim]:
+        """Reserve + PreBind: the claims the scheduler allocated for the pod on the node
+        get their allocation, and every claim of the pod lists it in reservedFor.
+        Returns the claims as written."""
+        allocations = {a.claim.key: a for a in made}
+        selector = node_name_selector(node_name)
+        written: list[ResourceClaim] = []
+        for claim in claims:
+            current = self.dra.claims.get(claim.key, claim)
+            a = allocations.get(claim.key)
+            allocation = (
+                Allocation(a.results, selector, node_name) if a is not None else current.allocation
+            )
+            assert allocation is not None
+            new = current.with_allocation(allocation, pod.name, pod.uid)
+            self.dra.claims[claim.key] = new
+            written.append(new)
+        return written
+
+    def deallocate(self, claim: ResourceClaim) -> ResourceClaim:
+        """DynamicResources' PostFilter: allocation and reservations cleared."""
+        new = self.dra.claims.get(claim.key, claim).without_allocation()
+        self.dra.claims[claim.key] = new
+        return new
+
+    def release_claims(self, pod: Pod) -> list[tuple[ResourceClaim, ResourceClaim]]:
+        """The resourceclaim controller once a pod is gone: the pod leaves reservedFor of
+        its claims; a claim reserved for nobody is deallocated, then deleted when it was
+        made for that pod. Returns each claim's status update (before, after)."""
+        if not self.dra:
+            return []
+        changed: list[tuple[ResourceClaim, ResourceClaim]] = []
+        for key, claim in list(self.dra.claims.items()):
+            if not claim.reserved_for_pod(pod.uid):
+                continue
+            new = claim.without_consumer(pod.uid)
+            if not new.reserved_for:
+                new = new.without_allocation()
+            changed.append((claim, new))
+            if not new.reserved_for and claim.owner is not None and claim.owner[2] == pod.uid:
+                del self.dra.claims[key]
+            else:
+                self.dra.claims[key] = new
+        return changed
+
+    def add_claim(self, claim: ResourceClaim) -> None:
+        self.dra.claims[claim.key] = claim

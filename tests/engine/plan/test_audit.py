@@ -35,6 +35,7 @@ def test_the_rules_and_their_order() -> None:
         "daemonset-below-neighbours",
         "preemption-disabled",
         "pods-without-profile",
+        "device-class-held-by-lower",
         "equal-priority-block",
         "never-preempting-class",
         "unused-class",

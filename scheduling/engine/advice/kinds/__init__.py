@@ -8,13 +8,15 @@ from collections.abc import Callable
 from ..question import Asked, Run
 from ..result import AdviceKind
 from ..search import KindBudget
-from . import add_nodes, fewer_replicas, protect, relax, smaller_request, wait_instead
+from . import add_nodes, devices, fewer_replicas, protect, relax, smaller_request, wait_instead
 from .common import KindAdvice
 
 KindSearchFn = Callable[[Asked, Run, KindBudget], KindAdvice]
 
 KINDS: list[tuple[AdviceKind, KindSearchFn]] = [
     (AdviceKind.SMALLER_REQUEST, smaller_request.search),
+    (AdviceKind.FEWER_DEVICES, devices.search_fewer),
+    (AdviceKind.FIRST_AVAILABLE, devices.search_first_available),
     (AdviceKind.ADD_NODES, add_nodes.search),
     (AdviceKind.FEWER_REPLICAS, fewer_replicas.search),
     (AdviceKind.WAIT_INSTEAD, wait_instead.search),

@@ -14,7 +14,7 @@ from ..finding import (
     Rule,
 )
 from ..thresholds import LONG_GRACE_SECONDS
-from . import budgets, classes, placement, pods, profiles, storage
+from . import budgets, classes, devices, placement, pods, profiles, storage
 
 RULES: tuple[Rule, ...] = (
     Rule(
@@ -137,6 +137,16 @@ RULES: tuple[Rule, ...] = (
         "profiles; a pod naming another waits for a scheduler of that name, forever if none "
         "runs (kubernetes.io, Configure Multiple Schedulers).",
         profiles.pods_without_profile,
+    ),
+    Rule(
+        "device-class-held-by-lower",
+        WARNING,
+        "kube-scheduler v1.35 never preempts for Dynamic Resource Allocation devices (every "
+        "DynamicResources rejection is UnschedulableAndUnresolvable and the devices in use "
+        "are read once per cycle), so a high-priority pod whose device class lower-priority "
+        "pods hold waits for them to end, unlike one asking nvidia.com/gpu, which preempts "
+        f"as any resource does ({CONCEPT_PAGE}).",
+        devices.device_class_held_by_lower,
     ),
     Rule(
         "equal-priority-block",
