@@ -5,6 +5,7 @@ EBS attachments, the eu-west-1b node is out for the volume's node affinity."""
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from django.template.loader import render_to_string
@@ -17,7 +18,7 @@ from scheduling.presenters import pod as pod_presenters
 from scheduling.presenters import volumes as vp
 from scheduling.reports.markdown import render_markdown, render_workload_markdown
 from scheduling.reports.text import render_text, render_workload_text
-from scheduling.views.contexts import result_context
+from scheduling.views.contexts import result_context, workload_context
 from scheduling.workloads import BoundClaim, WorkloadRun
 from tests.engine.builders import as_list
 from tests.scheduling.storage_scenario import (
@@ -196,3 +197,12 @@ def test_a_run_that_bound_nothing_says_nothing_of_volumes() -> None:
     run = WorkloadRun.from_simulation(simulate(cluster, w.pods), w)
     assert run.assumptions == [] and run.bound_claims == []
     assert "Volumes:" not in render_workload_text(run)
+
+
+def test_the_workload_page_lists_them() -> None:
+    run = _zk_run()
+    page = html.unescape(
+        render_to_string("scheduling/partials/workload_volumes.html", workload_context(run))
+    )
+    assert f'<p class="note" data-assumption>Assumed: {ASSUME_PROVISIONED}.</p>' in page
+    assert f"<li data-bound-claim>default/data-zk-0 bound on {NODE_B1}," in page
