@@ -6,8 +6,12 @@ EBS attachments, the eu-west-1b node is out for the volume's node affinity."""
 from __future__ import annotations
 
 import html
+import json
+from io import StringIO
+from pathlib import Path
 from typing import Any
 
+from django.core.management import call_command
 from django.template.loader import render_to_string
 
 from scheduling.engine import Outcome, analyze, load_cluster, simulate
@@ -206,3 +210,17 @@ def test_the_workload_page_lists_them() -> None:
     )
     assert f'<p class="note" data-assumption>Assumed: {ASSUME_PROVISIONED}.</p>' in page
     assert f"<li data-bound-claim>default/data-zk-0 bound on {NODE_B1}," in page
+
+
+def test_manage_whatif_reads_the_volumes_from_the_snapshot_files(tmp_path: Path) -> None:
+    snap, pod = tmp_path / "snap.json", tmp_path / "pod.json"
+    snap.write_text(json.dumps(as_list(*pinned_broker_objects())))
+    pod.write_text(json.dumps(pinned_broker()))
+    for fmt, pin, node in (
+        ("text", f"Volume: {PIN}", f"  {NODE_A2}: NodeVolumeLimits: {FULL}"),
+        ("markdown", f"- {PIN}", f"| `{NODE_A2}` | NodeVolumeLimits | {FULL} |"),
+    ):
+        out = StringIO()
+        call_command("whatif", str(snap), str(pod), "--format", fmt, stdout=out)
+        lines = out.getvalue().splitlines()
+        assert pin in lines and node in lines, fmt

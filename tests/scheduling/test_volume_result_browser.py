@@ -14,6 +14,7 @@ import pytest
 from scheduling import services
 from scheduling.constants import AnalysisStatus
 from scheduling.models import Analysis
+from scheduling.presenters.pod import rejected_groups
 from tests.conftest import browser_login
 from tests.scheduling.storage_scenario import (
     NODE_A1,
@@ -107,6 +108,13 @@ def test_a_pod_pinned_by_its_volume_on_nodes_at_their_attach_limit(
                      const r = e.getBoundingClientRect(); return [r.right, c.right]; })"""
             ):
                 assert box[0] <= box[1] + 0.5, (name, box)
+
+        # The page of all the nodes of a group carries their attach counts too.
+        (index,) = [g.index for g in rejected_groups(ex) if g.nodes == [NODE_A2]]
+        page.goto(f"{live_server.url}{analysis.get_absolute_url()}rejected/{index}/")
+        assert _text(page, "[data-volume-nodes] li") == [f"{NODE_A2}: NodeVolumeLimits: {FULL}"]
+        widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert widths[0] <= widths[1], widths
         assert errors == [] and violations == [], (errors, violations)
     finally:
         context.close()
