@@ -35,15 +35,31 @@ def pin_sentences(ex: Explanation) -> list[str]:
     """One sentence per bound volume that confines the pod, with what it does to the
     answer: "Pinned to eu-west-1a by its volume data-kafka-0 (PersistentVolume
     pv-data-kafka-0): VolumeBinding rejects every node outside eu-west-1a as
-    unresolvable, so preemption never looks there."""
+    unresolvable, so no preemption can move it there."
+
+    The plugin named is the one that rejected nodes for it: VolumeBinding reads the
+    volume's node affinity, VolumeZone its zone labels."""
+    deciding = sorted(
+        {
+            s.plugin
+            for r in ex.rejected_nodes
+            for s in (r.filter, r.preemption)
+            if s is not None and s.plugin in (names.VOLUME_BINDING, names.VOLUME_ZONE)
+        }
+    )
     out = []
     for pin in ex.volume_pins:
         where = " or ".join(pin.values)
         outside = f"every node outside {where}" if pin.kind == "zone" else "every other node"
-        out.append(
-            f"{_capital(pin.sentence)} (PersistentVolume {pin.volume}): VolumeBinding rejects "
-            f"{outside} as unresolvable, so preemption never looks there."
-        )
+        head = f"{_capital(pin.sentence)} (PersistentVolume {pin.volume})"
+        if deciding:
+            verb = "rejects" if len(deciding) == 1 else "reject"
+            out.append(
+                f"{head}: {' and '.join(deciding)} {verb} {outside} as unresolvable, so no "
+                "preemption can move it there."
+            )
+        else:
+            out.append(f"{head}: it can only run {'in' if pin.kind == 'zone' else 'on'} {where}.")
     return out
 
 

@@ -46,10 +46,13 @@ def csi_node(node: str, count: int = ATTACH_LIMIT) -> dict[str, Any]:
     }
 
 
-def bound_claim(claim: str, zone: str, namespace: str = "default") -> list[dict[str, Any]]:
-    """A claim bound to an EBS volume whose node affinity names ``zone``."""
+def bound_claim(
+    claim: str, zone: str, namespace: str = "default", *, affinity: bool = True
+) -> list[dict[str, Any]]:
+    """A claim bound to an EBS volume labelled with ``zone``, whose node affinity names
+    it too (``affinity``; without, only VolumeZone reads its zone)."""
     pv = f"pv-{claim}"
-    return [
+    objects = [
         {
             "apiVersion": "v1",
             "kind": "PersistentVolumeClaim",
@@ -91,6 +94,9 @@ def bound_claim(claim: str, zone: str, namespace: str = "default") -> list[dict[
             "status": {"phase": "Bound"},
         },
     ]
+    if not affinity:
+        del objects[1]["spec"]["nodeAffinity"]
+    return objects
 
 
 def with_claim(pod: dict[str, Any], claim: str) -> dict[str, Any]:

@@ -29,14 +29,16 @@ from tests.scheduling.storage_scenario import (
     NODE_A1,
     NODE_A2,
     NODE_B1,
+    ZONE_A,
+    bound_claim,
     pinned_broker,
     pinned_broker_objects,
 )
 
 PIN = (
     "Pinned to eu-west-1a by its volume data-kafka-0 (PersistentVolume pv-data-kafka-0): "
-    "VolumeBinding rejects every node outside eu-west-1a as unresolvable, so preemption "
-    "never looks there."
+    "VolumeBinding rejects every node outside eu-west-1a as unresolvable, so no preemption "
+    "can move it there."
 )
 FULL = "this node has 2 of 2 attachments of ebs.csi.aws.com in use; the pod needs 1 more"
 AFFINITY = "node(s) didn't match PersistentVolume's node affinity"
@@ -51,6 +53,24 @@ def _explained() -> Any:
 
 def test_the_pod_says_which_volume_pinned_it() -> None:
     assert vp.pin_sentences(_explained()) == [PIN]
+
+
+def test_a_volume_pinned_by_its_zone_label_alone_names_volume_zone() -> None:
+    # Without node affinity VolumeBinding passes every node; VolumeZone reads the
+    # volume's zone label and rejects the eu-west-1b node.
+    objects = [
+        o
+        for o in pinned_broker_objects()
+        if o["metadata"]["name"] not in ("data-kafka-0", "pv-data-kafka-0")
+    ]
+    objects += bound_claim("data-kafka-0", ZONE_A, affinity=False)
+    ex = explain(analyze(load_cluster(as_list(*objects)), pinned_broker()))
+    assert vp.pin_sentences(ex) == [
+        "Pinned to eu-west-1a by its volume data-kafka-0 (PersistentVolume pv-data-kafka-0): "
+        "VolumeZone rejects every node outside eu-west-1a as unresolvable, so no preemption "
+        "can move it there."
+    ]
+    assert vp.node_volumes(ex)[NODE_B1].reasons == ["node(s) had no available volume zone"]
 
 
 def test_a_pod_without_volumes_has_no_pin() -> None:

@@ -73,7 +73,7 @@ def test_a_pod_pinned_by_its_volume_on_nodes_at_their_attach_limit(
         assert _text(page, "[data-volume-pin]") == [
             "Pinned to eu-west-1a by its volume data-kafka-0 (PersistentVolume "
             "pv-data-kafka-0): VolumeBinding rejects every node outside eu-west-1a as "
-            "unresolvable, so preemption never looks there."
+            "unresolvable, so no preemption can move it there."
         ]
         assert page.locator("[data-volume-pin]").is_visible()
         # The tie-break: both candidates are at their EBS limit (evicting a holder frees
