@@ -119,6 +119,39 @@ def node_volumes(ex: Explanation) -> dict[str, NodeVolumes]:
     return out
 
 
+@dataclass
+class PluginRejections:
+    """Nodes a volume plugin rejected for the same reasons (no attach counts to show)."""
+
+    plugin: str
+    reasons: list[str]
+    nodes: list[str]
+
+    @property
+    def text(self) -> str:
+        return f"{self.plugin}: {'; '.join(self.reasons)}"
+
+
+def volume_rejections(
+    ex: Explanation,
+) -> tuple[list[NodeVolumes], list[PluginRejections]]:
+    """What the reports say of the volume plugins' rejections: each node at an attach
+    limit with its counts, and the other nodes grouped by plugin and reasons (a
+    PreFilter rejection names every node alike: once, with the count)."""
+    counted: list[NodeVolumes] = []
+    grouped: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for v in node_volumes(ex).values():
+        if v.attachments:
+            counted.append(v)
+        else:
+            grouped.setdefault((v.plugin, tuple(v.reasons)), []).append(v.node)
+    others = [
+        PluginRejections(plugin, list(reasons), nodes)
+        for (plugin, reasons), nodes in sorted(grouped.items(), key=lambda kv: -len(kv[1]))
+    ]
+    return counted, others
+
+
 # How many nodes of a group have their attach counts listed; the rest are counted.
 ATTACH_NODES_PER_GROUP = 5
 

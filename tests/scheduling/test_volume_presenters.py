@@ -33,6 +33,7 @@ from tests.scheduling.storage_scenario import (
     bound_claim,
     pinned_broker,
     pinned_broker_objects,
+    with_claim,
 )
 
 PIN = (
@@ -140,12 +141,13 @@ def test_the_text_and_markdown_reports_say_it_too() -> None:
     text = render_text(ex)
     assert f"Volume: {PIN}" in text.splitlines()
     assert f"  {NODE_A2}: NodeVolumeLimits: {FULL}" in text.splitlines()
-    assert f"  {NODE_B1}: VolumeBinding: {AFFINITY}" in text.splitlines()
+    assert f"  1 node: VolumeBinding: {AFFINITY}: {NODE_B1}" in text.splitlines()
     assert "3 nodes rejected for the pod's volumes:" in text.splitlines()
     md = render_markdown(ex, snapshot="snap", gate_failures=[])
     assert "- Pinned to eu-west-1a by its volume data-kafka-0" in md
     assert f"| `{NODE_A1}` | NodeVolumeLimits | {FULL} |" in md
     assert "3 nodes rejected for the pod's volumes</summary>" in md
+    assert f"| 1 node | VolumeBinding | {AFFINITY} |" in md
 
 
 def _zookeeper() -> dict[str, Any]:
@@ -244,3 +246,19 @@ def test_manage_whatif_reads_the_volumes_from_the_snapshot_files(tmp_path: Path)
         call_command("whatif", str(snap), str(pod), "--format", fmt, stdout=out)
         lines = out.getvalue().splitlines()
         assert pin in lines and node in lines, fmt
+
+
+def test_a_missing_claim_is_said_once_for_every_node() -> None:
+    # VolumeRestrictions' PreFilter (the first to read the pod's claims) rejects the pod
+    # before any node is looked at: every node has the same reason, said once with the
+    # count, not node by node.
+    pod = with_claim(pinned_broker(), "data-missing")
+    ex = explain(analyze(load_cluster(as_list(*pinned_broker_objects())), pod))
+    counted, others = vp.volume_rejections(ex)
+    assert counted == []
+    assert [(g.plugin, g.reasons, len(g.nodes)) for g in others] == [
+        ("VolumeRestrictions", ['persistentvolumeclaim "data-missing" not found'], 3)
+    ]
+    lines = render_text(ex).splitlines()
+    assert "3 nodes rejected for the pod's volumes:" in lines
+    assert sum(1 for line in lines if "VolumeRestrictions:" in line) == 1
