@@ -87,6 +87,15 @@ def _device_fields(counts: tuple[int, int, int] | None) -> dict[str, int]:
     return {"devices": total, "devices_before": before, "devices_after": after}
 
 
+@dataclass(frozen=True)
+class BoundClaim:
+    """A claim the run bound where its first pod landed (WaitForFirstConsumer, the
+    provisioner assumed to succeed): "namespace/name" and the node."""
+
+    claim: str
+    node: str
+
+
 NOT_CREATED_TEXT = (
     "not created: its StatefulSet (OrderedReady) creates it only once the pod before it runs"
 )
@@ -114,6 +123,10 @@ class WorkloadRun:
     nominations: list[Nomination] = field(default_factory=list)
     # The what-if's own PriorityClasses; a run stored before they existed had none.
     hypothetical_classes: list[HypotheticalClass] = field(default_factory=list)
+    # What the run assumed where nothing offline can say, and the claims it bound; a
+    # run that bound none (or stored before volumes counted) has neither.
+    assumptions: list[str] = field(default_factory=list)
+    bound_claims: list[BoundClaim] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         c = self.contract
@@ -135,6 +148,10 @@ class WorkloadRun:
         self.timeline = Timeline.from_dict(c["timeline"]) if c.get("timeline") else None
         self.terminations = [Termination.from_dict(t) for t in c.get("terminations", [])]
         self.nominations = [Nomination.from_dict(n) for n in c.get("nominations", [])]
+        self.assumptions = [str(a) for a in c.get("assumptions", [])]
+        self.bound_claims = [
+            BoundClaim(claim, node) for claim, node in sorted(c.get("bound_claims", {}).items())
+        ]
 
     # --- building and storing -------------------------------------------------------
 

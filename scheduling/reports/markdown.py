@@ -14,6 +14,7 @@ from scheduling.engine.words import plural
 from scheduling.presenters import pod as pod_presenters
 from scheduling.presenters import workload as workload_presenters
 from scheduling.presenters.timeline import waits_sentences
+from scheduling.reports import volumes as volume_reports
 from scheduling.reports.escaping import md_code, md_text
 from scheduling.workloads import WorkloadRun
 
@@ -87,6 +88,7 @@ def render_markdown(ex: Explanation, *, snapshot: str, gate_failures: list[str])
         f"Priority {ex.priority}{klass}, preemptionPolicy {md_text(ex.preemption_policy)}.",
     ]
     lines += _devices(ex)
+    lines += volume_reports.pin_markdown(ex)
     lines += _hypothetical(pod_presenters.hypothetical_class_lines(ex.hypothetical_classes))
     lines += _gates(gate_failures)
     if ex.outcome == Outcome.PREEMPTS:
@@ -129,6 +131,7 @@ def render_markdown(ex: Explanation, *, snapshot: str, gate_failures: list[str])
             [[g.count, md_text(g.label), md_text(g.verdict)] for g in groups],
         )
         lines += _folded(f"{plural(count, 'node')} failed a filter", body)
+    lines += volume_reports.nodes_markdown(ex)
     reason, message = pod_presenters.event_message(ex)
     lines += ["", f"> Event {md_text(reason)}: {md_text(message)}"]
     return "\n".join(lines) + "\n"
@@ -180,6 +183,7 @@ def render_workload_markdown(run: WorkloadRun, *, snapshot: str, gate_failures: 
             ["Owner", "Running before", "At the end"],
             [[md_code(f"{o.namespace}/{o.owner}"), o.before, o.after] for o in run.owners],
         )
+    lines += volume_reports.workload_markdown(run)
     pending = run.left_pending()
     if pending:
         lines += ["", "#### Left pending", ""]

@@ -16,6 +16,7 @@ from scheduling.presenters import capacity as cp
 from scheduling.presenters import pod as pod_presenters
 from scheduling.presenters import workload as wp
 from scheduling.presenters.timeline import waits_sentences
+from scheduling.reports import volumes as volume_reports
 from scheduling.reports.escaping import plain
 from scheduling.workloads import WorkloadRun
 
@@ -62,6 +63,7 @@ def render_text(ex: Explanation) -> str:
     lines.append(f"{who}: {pod_presenters.outcome_sentence(ex)}")
     lines.append(pod_presenters.why_sentence(ex))
     lines += _device_lines(ex)
+    lines += volume_reports.pin_text(ex)
     for notice in pod_presenters.input_notices(ex):
         lines.append(f"Notice: {notice}")
     for line in pod_presenters.hypothetical_class_lines(ex.hypothetical_classes):
@@ -122,6 +124,8 @@ def render_text(ex: Explanation) -> str:
             shown = join_names(g.nodes, limit=NODES_PER_GROUP)
             lines.append(f"  {plural(g.count, 'node')}: {g.label} [{g.verdict}]: {shown}")
 
+    lines += volume_reports.nodes_text(ex)
+
     reason, message = pod_presenters.event_message(ex)
     lines += ["", f"Event {reason}: {message}"]
     for note in pod_presenters.sampling_notes(ex):
@@ -163,6 +167,7 @@ def render_workload_text(run: WorkloadRun) -> str:
         for g in groups:
             pdbs = f" (PDB {', '.join(g.pdbs)})" if g.pdbs else ""
             lines.append(f"  {g.namespace} {g.label}: {len(g.victims)} evicted{pdbs}")
+    lines += volume_reports.workload_text(run)
     pending = run.left_pending()
     if pending:
         lines += ["", "Left pending:"]

@@ -18,6 +18,7 @@ from scheduling.engine.capacity import Capacity, RoomByClass
 from scheduling.presenters import capacity as capacity_presenters
 from scheduling.presenters import pod as pod_presenters
 from scheduling.presenters import timeline as timeline_presenters
+from scheduling.presenters import volumes as volume_presenters
 from scheduling.presenters import workload as workload_presenters
 from scheduling.reports.manifest import manifest_lines
 from scheduling.workloads import WorkloadRun
@@ -51,6 +52,8 @@ def workload_context(
         "time_zero": timeline_presenters.time_zero_sentence(run),
         "pod_waits": {w.pod: w for w in waits},
         "nodes_svg": workload_presenters.nodes_svg(run.nodes),
+        "assumptions": volume_presenters.assumption_sentences(run),
+        "bound_claims": volume_presenters.bound_claim_sentences(run),
         "hypothetical": pod_presenters.hypothetical_class_lines(run.hypothetical_classes),
         "manifest_lines": manifest_lines(run.contract.get("manifest") or {}),
         "cycle_page": pod_presenters.paginate(
@@ -133,4 +136,9 @@ def result_context(
         "warnings": ex.warnings,
         "svg": pod_presenters.capacity_svg(ex.chosen_node, ex.victim_details, outcome=ex.outcome),
         "victim_rows": pod_presenters.victim_rows(ex),
+        # Where a volume decided: the pod's pins, each rejected node's volume plugin and
+        # attach counts (the tie-break rows and the groups of other nodes show them).
+        "volume_pins": volume_presenters.pin_sentences(ex),
+        "node_volumes": volume_presenters.node_volumes(ex),
+        "group_volumes": volume_presenters.group_volumes(ex, groups),
     }

@@ -30,6 +30,7 @@ from scheduling.constants import (
 )
 from scheduling.models import Analysis
 from scheduling.presenters import pod as pod_presenters
+from scheduling.presenters import volumes as volume_presenters
 from scheduling.presenters.profiles import score_weights
 from scheduling.reports.profile import profile_lines
 from scheduling.views.contexts import capacity_context, result_context, workload_context
@@ -213,6 +214,7 @@ def _rejected_nodes(
     if not 0 <= group_index < len(groups):
         raise Http404("No such group of nodes.")
     group = groups[group_index]
+    members = set(group.nodes)
     page = pod_presenters.paginate(
         group.nodes, page=request.GET.get("page"), per_page=REJECTED_GROUP_NODES_PER_PAGE
     )
@@ -223,6 +225,12 @@ def _rejected_nodes(
         "page_url": page_url,
         "shared": shared,
         "group_url": f"{page_url}rejected/{group.index}/",
+        # The attach counts of the group's nodes NodeVolumeLimits rejected.
+        "node_volumes": {
+            n: v
+            for n, v in volume_presenters.node_volumes(ex).items()
+            if v.attachments and n in members
+        },
     }
     if request.htmx:
         return TemplateResponse(request, "scheduling/partials/rejected_nodes.html", ctx)
