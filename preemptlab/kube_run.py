@@ -289,7 +289,10 @@ def explain_failure(stderr: str, where: str, resources: tuple[str, ...]) -> str:
             f"the cluster refused the credentials of {where}: renew them (kubectl get pods "
             "with the same context says more)"
         )
-    if "current-context" in text or "context was not found" in text or "does not exist" in text:
+    if any(
+        s in text
+        for s in ("current-context", "context was not found", "cannot locate", "does not exist")
+    ):
         return (
             f"no usable kubectl context ({where}): choose one with --context, or give a "
             "kubeconfig with --kubeconfig"
