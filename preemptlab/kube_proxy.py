@@ -246,8 +246,11 @@ class ServerProxy:
             if server is None:
                 client.sendall(_status(502, "Bad Gateway"))
                 return
-            server.sendall(self._forwarded(method, url, head) + rest)
-            length = int(headers.get("content-length") or 0) - len(rest)
+            length = max(0, int(headers.get("content-length") or 0))
+            # The body only: anything after it would be another request (Go does not
+            # pipeline), which must come through _serve and its check.
+            server.sendall(self._forwarded(method, url, head) + rest[:length])
+            length -= len(rest[:length])
             while length > 0:
                 data = client.recv(min(CHUNK, length))
                 if not data:
@@ -293,12 +296,12 @@ class ServerProxy:
                 head, _ = _read_head(s)
                 if head is None or head.split(b" ", 2)[1:2] != [b"200"]:
                     self.unreachable.set()
-                    s.close()
+                    self._drop(s)
                     return None
             s.settimeout(None)
         except (OSError, IndexError):
             self.unreachable.set()
-            s.close()
+            self._drop(s)
             return None
         return s
 

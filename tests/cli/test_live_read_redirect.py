@@ -214,3 +214,43 @@ def test_the_proxy_go_would_use_from_the_environment(
     assert (upstream and (upstream.origin.host, upstream.origin.port)) == expected
     if upstream is not None and "u:p@" in env.get("https_proxy", ""):
         assert upstream.authorization == "Basic dTpw"
+
+
+def _exchange(proxy_url: str, data: bytes) -> bytes:
+    """``data`` sent to the proxy on one connection; all it answered until it closed."""
+    import socket
+
+    port = int(proxy_url.rpartition(":")[2])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(data)
+        answer = b""
+        while chunk := s.recv(65536):
+            answer += chunk
+    return answer
+
+
+def test_the_proxy_sends_nothing_to_another_host_whatever_it_is_asked(tmp_path: Path) -> None:
+    fake = FakeAPIServer(_demo_objects())
+    with other_host() as (elsewhere, seen), fake.running(tmp_path) as kubeconfig:
+        server = json.loads(kubeconfig.read_text())["clusters"][0]["cluster"]["server"]
+        other = elsewhere.removeprefix("http://")
+        with ServerProxy(Origin.of_url(server)) as proxy:
+            # A request for the server, with one for the other host behind it on the
+            # same connection: the first is answered, the second never forwarded.
+            answer = _exchange(
+                proxy.url,
+                f"GET {server}/version HTTP/1.1\r\nHost: x\r\n\r\n"
+                f"GET {elsewhere}/api/v1/pods HTTP/1.1\r\nHost: {other}\r\n\r\n".encode(),
+            )
+            assert answer.startswith(b"HTTP/1.0 200") and b'"v1.35.4"' in answer
+            assert not proxy.refused.is_set()
+            for ask in (
+                f"CONNECT {other} HTTP/1.1\r\nHost: {other}\r\n\r\n",
+                f"GET {elsewhere}/api/v1/pods HTTP/1.1\r\nHost: {other}\r\n\r\n",
+                f"GET https{server.removeprefix('http')}/api HTTP/1.1\r\nHost: x\r\n\r\n",
+                "GET /api HTTP/1.1\r\nHost: x\r\n\r\n",
+            ):
+                assert _exchange(proxy.url, ask.encode()).startswith(b"HTTP/1.1 403"), ask
+            assert proxy.refused.is_set()
+    assert seen == []
+    assert fake.requests == ["/version"]
