@@ -152,6 +152,8 @@ def test_the_overlay_holds_the_cluster_entry_and_no_credential(tmp_path: Path) -
     assert overlay.stat().st_mode & 0o077 == 0
     assert kubeconfig.read_bytes() == before
     assert any(p.startswith("/api/v1/pods") for p in fake.requests)
+    # The credentials came from the user's own kubeconfig, merged behind the overlay.
+    assert set(fake.authorizations) == {"Bearer not-a-secret"}
 
 
 class CountingProxy(ServerProxy):
