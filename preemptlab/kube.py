@@ -7,14 +7,23 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from preemptlab.kube_run import Bounds, failure_sentence, run_bounded
+from preemptlab.kube_proxy import (
+    Origin,
+    ProxiedCluster,
+    ProxyUnsupported,
+    ServerProxy,
+    upstream_for,
+)
+from preemptlab.kube_run import Bounds, explain_failure, failure_sentence, run_bounded
 
 # What a snapshot is made of: the upload format, `kubectl get <these> -A -o json`.
 RESOURCES = ("nodes", "pods", "poddisruptionbudgets", "priorityclasses")
@@ -114,37 +123,97 @@ class Kubectl:
     def where(self) -> str:
         return f'context "{self.context}"' if self.context else "the current kubectl context"
 
-    def command(self) -> list[str]:
+    def executable(self) -> str:
         found = shutil.which(self.kubectl)
         if found is None:
             raise KubeError(
                 f"{self.kubectl} was not found: install kubectl (Debian: the kubernetes-client "
                 "package) or give its path with --kubectl, or pass a snapshot file instead."
             )
-        cmd = [found]
+        return found
+
+    def command(self) -> list[str]:
+        """kubectl with this context and kubeconfig (as the user would type it)."""
+        cmd = [self.executable()]
         if self.kubeconfig:
             cmd += ["--kubeconfig", self.kubeconfig]
         if self.context:
             cmd += ["--context", self.context]
-        if self.timeout:
-            cmd += [f"--request-timeout={max(1, int(self.timeout))}s"]
-        # One log line per HTTP exchange on stderr: how a redirect is seen (kube_run).
-        return [*cmd, "-v=6"]
+        return cmd
 
     @property
     def bounds(self) -> Bounds:
         return Bounds(max_bytes=self.max_bytes, max_memory=self.max_memory, timeout=self.timeout)
 
-    def _run(self, args: list[str], out: Path, resources: tuple[str, ...]) -> None:
-        """kubectl ``args`` (read-only verbs only) into ``out``, within the bounds;
-        KubeError, in one of kube_run's sentences, when it failed or was stopped."""
-        try:
-            outcome = run_bounded(
-                [*self.command(), *args],
-                out,
-                self.bounds,
-                env=dict(self.env) if self.env is not None else None,
+    def _environ(self) -> dict[str, str]:
+        return dict(self.env if self.env is not None else os.environ)
+
+    def _cluster(self) -> ProxiedCluster:
+        """The cluster entry of the context in use, from kubectl's own merged view of the
+        kubeconfig (files named relative to their kubeconfig embedded: --flatten).
+        Credentials come with the view and are dropped in ProxiedCluster.of_view."""
+        view = subprocess.run(
+            [*self.command(), "config", "view", "--raw", "--minify", "--flatten", "-o", "json"],
+            capture_output=True,
+            env=self._environ(),
+            timeout=min(self.timeout or 30.0, 30.0),
+            check=False,
+        )
+        if view.returncode != 0:
+            raise KubeError(
+                explain_failure(view.stderr[-4096:].decode(errors="replace"), self.where, ())
             )
+        try:
+            return ProxiedCluster.of_view(view.stdout)
+        except ValueError:
+            raise KubeError(
+                f"no usable kubectl context ({self.where}): its cluster names no https:// or "
+                "http:// server"
+            ) from None
+
+    @contextmanager
+    def _through_proxy(self, tmp: Path) -> Iterator[tuple[list[str], dict[str, str], ServerProxy]]:
+        """kubectl's command and environment for one call through a ServerProxy that
+        admits the context's API server alone (preemptlab.kube_proxy): an overlay
+        kubeconfig holding that cluster entry, proxy-url set, first in KUBECONFIG (the
+        --kubeconfig flag would make kubectl read no other file)."""
+        cluster = self._cluster()
+        env = self._environ()
+        try:
+            upstream = upstream_for(cluster.server, cluster.cluster, env)
+        except ProxyUnsupported as e:
+            raise KubeError(
+                f"the cluster is reached through a {e} proxy ({self.where}), which a read does "
+                "not chain to: give the cluster an http:// proxy-url, or none"
+            ) from None
+        with ServerProxy(Origin.of_url(cluster.server), upstream) as proxy:
+            overlay = cluster.overlay(tmp / "proxied.kubeconfig", proxy.url)
+            original = (
+                self.kubeconfig
+                or env.get("KUBECONFIG")
+                or str(Path(env.get("HOME") or Path.home()) / ".kube" / "config")
+            )
+            env["KUBECONFIG"] = os.pathsep.join([str(overlay), original])
+            cmd = [self.executable()]
+            if self.context:
+                cmd += ["--context", self.context]
+            if self.timeout:
+                cmd += [f"--request-timeout={max(1, int(self.timeout))}s"]
+            # One log line per HTTP exchange on stderr: a redirect's status (kube_run).
+            yield [*cmd, "-v=6"], env, proxy
+
+    def _run(self, args: list[str], out: Path, resources: tuple[str, ...]) -> None:
+        """kubectl ``args`` (read-only verbs only) into ``out``, within the bounds and
+        through the proxy; KubeError, in one of kube_run's sentences, when it failed or
+        was stopped."""
+        try:
+            with (
+                tempfile.TemporaryDirectory(prefix="preemptlab-kubectl-") as tmp,
+                self._through_proxy(Path(tmp)) as (cmd, env, proxy),
+            ):
+                outcome = run_bounded([*cmd, *args], out, self.bounds, env=env, proxy=proxy)
+        except subprocess.TimeoutExpired:
+            raise KubeError(f"kubectl did not read its kubeconfig in time ({self.where})") from None
         except OSError as e:
             raise KubeError(f"{self.kubectl} could not be started ({e.strerror})") from None
         if not outcome.ok:

@@ -9,11 +9,12 @@ gigabytes in seconds. What kubectl has received so far is its ``rchar`` in
 bound. A memory rlimit is not used: Go reserves far more address space than it touches
 (RLIMIT_AS would stop kubectl at start) and a killed runtime says nothing useful.
 
-kubectl follows HTTP redirects and has no option not to (kubernetes/kubernetes#93129).
-Run with -v=6 it logs one line per HTTP exchange, redirect hops included, as each answer
-arrives: the first 3xx line kills kubectl and its output is thrown away, so what another
-host answers is never read, stored or shown (Go drops the Authorization header on a
-redirect to another host).
+kubectl follows HTTP redirects and has no option not to (kubernetes/kubernetes#93129):
+it is run through preemptlab.kube_proxy's ServerProxy, which lets it reach its API
+server's host:port and nothing else, so a redirect to another host is refused before
+anything is sent there; kubectl is killed then and its output thrown away. Run with -v=6
+kubectl logs one line per HTTP exchange, redirect hops included: the status of the
+redirect for the failure's sentence (without a proxy, the first 3xx kills kubectl).
 
 A failure is one of a fixed set of sentences: nothing the server or kubectl printed is
 quoted, since an API server (or what it redirects to) chooses those words.
@@ -31,6 +32,8 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from preemptlab.kube_proxy import ServerProxy
 
 # How often the bounds are looked at (an endless list arrives at ~250 MB/s on loopback:
 # about 5 MB between two looks).
@@ -107,12 +110,14 @@ class Exchanges:
 class Outcome:
     """How a call ended: kubectl's exit status (None: killed at a bound), the bound it
     was stopped at ("bytes", "memory", "time", "redirect"; "" when it exited), what
-    kubectl's -v=6 lines said, and kubectl's peak resident memory seen, in bytes."""
+    kubectl's -v=6 lines said, kubectl's peak resident memory seen, in bytes, and whether
+    the proxy could not reach the API server."""
 
     returncode: int | None
     stopped: str
     exchanges: Exchanges
     peak_rss: int
+    unreachable: bool = False
 
     @property
     def ok(self) -> bool:
@@ -120,17 +125,26 @@ class Outcome:
 
 
 def run_bounded(
-    cmd: list[str], out: Path, bounds: Bounds, *, env: dict[str, str] | None = None
+    cmd: list[str],
+    out: Path,
+    bounds: Bounds,
+    *,
+    env: dict[str, str] | None = None,
+    proxy: ServerProxy | None = None,
 ) -> Outcome:
     """Runs ``cmd`` (kubectl with -v=6 among its flags) with its standard output going
-    to ``out``, stopping it at the first bound it passes."""
+    to ``out``, stopping it at the first bound it passes. With ``proxy`` (the one kubectl
+    goes through) a redirect stops it when the proxy refused another host; a redirect to
+    the API server itself is followed. Without, the first 3xx stops it."""
     with out.open("wb") as sink:
         proc = subprocess.Popen(
             cmd, stdout=sink, stderr=subprocess.PIPE, env=env, start_new_session=True
         )
     exchanges = Exchanges()
     redirected = threading.Event()
-    reader = threading.Thread(target=_read_stderr, args=(proc, exchanges, redirected), daemon=True)
+    reader = threading.Thread(
+        target=_read_stderr, args=(proc, exchanges, None if proxy else redirected), daemon=True
+    )
     reader.start()
     deadline = time.monotonic() + bounds.timeout if bounds.timeout else None
     stopped, peak = "", 0
@@ -138,7 +152,7 @@ def run_bounded(
         while proc.poll() is None:
             received, rss = _usage(proc.pid)
             peak = max(peak, rss)
-            if redirected.is_set():
+            if redirected.is_set() or (proxy is not None and proxy.refused.is_set()):
                 stopped = "redirect"
             elif bounds.max_bytes is not None and (
                 received > bounds.max_bytes or _size(out) > bounds.max_bytes
@@ -157,21 +171,25 @@ def run_bounded(
             _kill(proc)
         proc.wait()
         reader.join(timeout=5)
-    if exchanges.redirect is not None:
+    # With a proxy, the proxy decides (a redirect to the API server itself is fine).
+    if proxy.refused.is_set() if proxy is not None else exchanges.redirect is not None:
         stopped = "redirect"
     if stopped:
         # Whatever kubectl wrote is not the answer asked for: nothing of it is kept.
         out.write_bytes(b"")
-    return Outcome(None if stopped else proc.returncode, stopped, exchanges, peak)
+    unreachable = proxy is not None and proxy.unreachable.is_set()
+    return Outcome(None if stopped else proc.returncode, stopped, exchanges, peak, unreachable)
 
 
 def _read_stderr(
-    proc: subprocess.Popen[bytes], exchanges: Exchanges, redirected: threading.Event
+    proc: subprocess.Popen[bytes], exchanges: Exchanges, redirected: threading.Event | None
 ) -> None:
+    """Reads kubectl's stderr into ``exchanges``; kills kubectl at the first redirect
+    when ``redirected`` is given (no proxy decides)."""
     assert proc.stderr is not None
     # A line at most STDERR_KEPT long at a time: a server's message is no longer held.
     while line := proc.stderr.readline(STDERR_KEPT):
-        if exchanges.take(line):
+        if exchanges.take(line) and redirected is not None:
             # Killed from here, as soon as the line arrives, not at the next look.
             redirected.set()
             _kill(proc)
@@ -222,9 +240,11 @@ def failure_sentence(
     never the server's words: a verb or resource kubectl quotes is named only when it is
     one that was asked for."""
     if outcome.stopped == "redirect":
+        code = outcome.exchanges.redirect
         return (
-            f"the cluster answered with a redirect (HTTP {outcome.exchanges.redirect}), "
-            f"which is not followed ({where}): point the kubeconfig at the API server itself"
+            f"the cluster answered with a redirect{f' (HTTP {code})' if code else ''} to "
+            f"another host, which is not followed ({where}): point the kubeconfig at the API "
+            "server itself"
         )
     if outcome.stopped == "bytes" and bounds.max_bytes is not None:
         return _too_large(outcome.exchanges.resource, resources, bounds.max_bytes, where)
@@ -238,6 +258,8 @@ def failure_sentence(
         )
     if outcome.stopped == "time":
         return f"the cluster did not answer within {bounds.timeout:g} s ({where})"
+    if outcome.unreachable:
+        return f"the cluster could not be reached ({where})"
     return explain_failure(outcome.exchanges.text, where, resources)
 
 
@@ -267,7 +289,10 @@ def explain_failure(stderr: str, where: str, resources: tuple[str, ...]) -> str:
             f"the cluster refused the credentials of {where}: renew them (kubectl get pods "
             "with the same context says more)"
         )
-    if "current-context" in text or "context was not found" in text or "does not exist" in text:
+    if any(
+        s in text
+        for s in ("current-context", "context was not found", "cannot locate", "does not exist")
+    ):
         return (
             f"no usable kubectl context ({where}): choose one with --context, or give a "
             "kubeconfig with --kubeconfig"

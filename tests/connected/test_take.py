@@ -123,7 +123,9 @@ def test_an_unreachable_cluster(
 def test_an_unknown_context(served: Path, demo_cluster: Cluster, owner_client: Any) -> None:
     good = _good_then(demo_cluster)
     Cluster.objects.filter(pk=demo_cluster.pk).update(source="elsewhere")
-    _assert_failed_keeping(demo_cluster, good, owner_client, "elsewhere")
+    _assert_failed_keeping(
+        demo_cluster, good, owner_client, 'no usable kubectl context (context "elsewhere")'
+    )
 
 
 def test_objects_the_ingest_refuses_fail_the_read(
