@@ -151,3 +151,59 @@ def held_gpus_cluster() -> dict[str, Any]:
 def training_pod() -> dict[str, Any]:
     """The high-priority pod claiming 4 A100s through train-gpus."""
     return with_claim(make_pod("train", NAMESPACE).priority(1000).req(cpu="1").obj(), "train-gpus")
+
+
+# A third node with 4 free A100s, and a template of 2 of them, for a workload's run.
+NODE_3 = "ip-10-20-103-119.eu-west-1.compute.local"
+
+
+def claim_template(name: str, count: int) -> dict[str, Any]:
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": name, "namespace": NAMESPACE, "uid": f"uid-rct-{name}"},
+        "spec": {
+            "spec": {
+                "devices": {
+                    "requests": [
+                        {
+                            "name": "gpu",
+                            "exactly": {
+                                "deviceClassName": "a100",
+                                "allocationMode": "ExactCount",
+                                "count": count,
+                            },
+                        }
+                    ]
+                }
+            }
+        },
+    }
+
+
+def with_free_node_objects() -> list[dict[str, Any]]:
+    return [
+        *held_gpus_objects(),
+        make_node(NODE_3).obj(),
+        gpu_slice(NODE_3),
+        claim_template("trainer-gpus", 2),
+    ]
+
+
+def trainer_deployment(replicas: int) -> dict[str, Any]:
+    """A Deployment whose pods each claim 2 A100s from the template trainer-gpus."""
+    template = make_pod("trainer", NAMESPACE).priority(1000).req(cpu="1").obj()
+    spec = template["spec"]
+    spec["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "trainer-gpus"}]
+    spec["containers"][0]["resources"]["claims"] = [{"name": "gpu"}]
+    labels = {"app": "trainer"}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "trainer", "namespace": NAMESPACE, "uid": "uid-deploy-trainer"},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels}, "spec": spec},
+        },
+    }

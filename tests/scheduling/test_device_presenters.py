@@ -4,15 +4,28 @@ a high-priority pod claiming 4)."""
 
 from __future__ import annotations
 
-from scheduling.engine import analyze
-from scheduling.presenters.devices import HolderRow, device_card
+import html
+import re
+from typing import Any
+
+from django.template.loader import render_to_string
+
+from scheduling.engine import analyze, load_cluster, simulate
+from scheduling.engine.workload import admit, expand_workload
+from scheduling.presenters.devices import HolderRow, NodeDevices, device_card, node_devices
+from scheduling.views.contexts import workload_context
+from scheduling.workloads import WorkloadRun
+from tests.engine.builders import as_list
 from tests.scheduling.device_scenario import (
     NAMESPACE,
     NODE_1,
     NODE_2,
+    NODE_3,
     SENTENCE,
     held_gpus_cluster,
+    trainer_deployment,
     training_pod,
+    with_free_node_objects,
 )
 
 
@@ -67,3 +80,46 @@ def test_no_card_for_a_pod_without_devices() -> None:
     del pod["spec"]["resourceClaims"]
     del pod["spec"]["containers"][0]["resources"]["claims"]
     assert device_card(analyze(held_gpus_cluster(), pod).explanation) is None
+
+
+def _trainer_run(replicas: int) -> WorkloadRun:
+    cluster = load_cluster(as_list(*with_free_node_objects()))
+    w = expand_workload([trainer_deployment(replicas)])
+    admit(w, cluster.resolver)
+    run = WorkloadRun.from_simulation(simulate(cluster, w.pods), w)
+    return WorkloadRun.from_json(run.to_json())  # what the page reads is what was stored
+
+
+def test_a_workload_counts_the_devices_of_the_nodes_it_bound_to() -> None:
+    # Two replicas of 2 A100s each: only the third node has free ones; both land there
+    # and hold its 4. The third replica waits: nobody preempts for devices.
+    run = _trainer_run(3)
+    assert [(p.node, p.bound) for p in run.pods] == [(NODE_3, True), (NODE_3, True), (None, False)]
+    assert node_devices(run) == [NodeDevices(node=NODE_3, devices=4, before=0, after=4)]
+    page = html.unescape(
+        render_to_string("scheduling/partials/workload_devices.html", workload_context(run))
+    )
+    assert f'<tr data-node-devices="{NODE_3}">' in page
+    cells = re.findall(r'<td class="num">(\d+)</td>', page)
+    assert cells == ["4", "0", "4", "0"]
+
+
+def test_a_workload_without_devices_shows_no_device_table() -> None:
+    deployment = trainer_deployment(1)
+    spec = deployment["spec"]["template"]["spec"]
+    del spec["resourceClaims"]
+    del spec["containers"][0]["resources"]["claims"]
+    cluster = load_cluster(as_list(*make_objects_without_dra()))
+    w = expand_workload([deployment])
+    admit(w, cluster.resolver)
+    run = WorkloadRun.from_simulation(simulate(cluster, w.pods), w)
+    assert node_devices(run) == []
+    assert "node-devices" not in render_to_string(
+        "scheduling/partials/workload_devices.html", workload_context(run)
+    )
+
+
+def make_objects_without_dra() -> list[dict[str, Any]]:
+    return [
+        o for o in with_free_node_objects() if not o["apiVersion"].startswith("resource.k8s.io")
+    ]
