@@ -100,12 +100,13 @@ def remedies(classes: list[ClassWait]) -> list[str]:
     wanted = sum(c.wanted for c in classes)
     free = sum(c.free for c in classes)
     out = []
-    if 0 < free < wanted:
-        # Nobody holds these: a claim asking no more of them can be allocated (all the
-        # devices of one claim on one node).
+    if wanted > 1 and free:
+        # Nobody holds these; the counts are the cluster's, while one claim's devices
+        # all come from one node (the advice proves a count on the real nodes).
         out.append(
-            f"Ask for fewer devices: {free} of {wanted} asked {'is' if free == 1 else 'are'} "
-            "free; a claim whose devices fit on one node's free ones is allocated."
+            f"Ask for fewer devices: {free} {'is' if free == 1 else 'are'} free in the "
+            "cluster, and a claim is allocated when one node that passes the pod's other "
+            "filters has as many free as it asks."
         )
     out.append(
         "Ask for another device class as a fallback: list it under the claim's request "

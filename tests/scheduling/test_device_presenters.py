@@ -70,8 +70,8 @@ def test_fewer_devices_is_offered_when_some_are_free() -> None:
     assert card.sentence.startswith("4 GPUs of class a100 are held by 2 pods of lower priority")
     assert [h.devices for h in card.holders] == [4, 2]
     assert card.remedies[0] == (
-        "Ask for fewer devices: 2 of 4 asked are free; a claim whose devices fit on one "
-        "node's free ones is allocated."
+        "Ask for fewer devices: 2 are free in the cluster, and a claim is allocated when "
+        "one node that passes the pod's other filters has as many free as it asks."
     )
 
 

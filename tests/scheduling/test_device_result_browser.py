@@ -15,8 +15,11 @@ import pytest
 import yaml
 
 from scheduling import services
+from scheduling.constants import AnalysisStatus
 from scheduling.models import Analysis
 from tests.conftest import browser_login
+from tests.engine.builders import make_pod
+from tests.realworld import import_dump
 from tests.scheduling.conftest import make_snapshot
 from tests.scheduling.device_scenario import (
     NAMESPACE,
@@ -25,7 +28,10 @@ from tests.scheduling.device_scenario import (
     SENTENCE,
     held_gpus_cluster,
     training_pod,
+    with_claim,
 )
+from tests.storage_dra_dump import NAMESPACE as DUMP_NAMESPACE
+from tests.storage_dra_dump import _worker_nodes, storage_dra_dump
 from tests.test_console_clean_browser import REPORT_VIOLATIONS
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker]
@@ -132,6 +138,103 @@ def test_a_training_pod_whose_gpus_are_held_by_lower_priority_pods(
         assert _holders(page) == EXPECTED_HOLDERS
         assert page.locator("#devices-to-advice").count() == 0
         _fits_the_window(page)
+        assert errors == [] and violations == [], (errors, violations)
+    finally:
+        context.close()
+
+
+def test_the_card_on_a_real_dump_reads_at_1366_pixels(
+    live_server: Any, browser: Any, owner: Any
+) -> None:
+    """ocp-aws (42-character node names) with GPUs on its workers, two of the first
+    worker's held by a priority-0 inference pod of a long namespace: a training pod
+    confined to that worker claiming all 8 waits, and the card's table (a long pod,
+    namespace, node and claim name on one row) stays inside the window."""
+    dump = storage_dra_dump()
+    first = _worker_nodes(dump)[0]["metadata"]["name"]
+    free = 8 * len(_worker_nodes(dump)) - 2  # 8 A100s per worker, 2 held
+    claim = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": "train-gpus", "namespace": DUMP_NAMESPACE, "uid": "uid-train"},
+        "spec": {
+            "devices": {
+                "requests": [
+                    {
+                        "name": "gpu",
+                        "exactly": {"deviceClassName": "a100.nvidia.com", "count": 8},
+                    }
+                ]
+            }
+        },
+    }
+    dump["items"].append(claim)
+    snapshot = import_dump(owner, "ocp-aws gpus", dump)
+    pod = with_claim(
+        make_pod("train", DUMP_NAMESPACE).priority(1000).req(cpu="100m").obj(), "train-gpus"
+    )
+    pod["spec"]["affinity"] = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [first]}]}
+                ]
+            }
+        }
+    }
+    analysis = Analysis.objects.create(
+        snapshot=snapshot,
+        pod=pod,
+        pod_key=f"{DUMP_NAMESPACE}/train",
+        status=AnalysisStatus.QUEUED,
+    )
+    analysis = services.analysis_run(analysis_id=analysis.pk)
+    assert analysis.outcome == "unschedulable", analysis.error
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    errors: list[str] = []
+    violations: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.expose_function("reportViolation", lambda v: violations.append(v))
+    page.add_init_script(REPORT_VIOLATIONS)
+    try:
+        browser_login(page, live_server, "owner")
+        page.goto(f"{live_server.url}{analysis.get_absolute_url()}")
+        page.locator("#devices").wait_for()
+        if SCREENSHOTS:
+            page.screenshot(path=os.path.join(SCREENSHOTS, "devices-real.png"), full_page=True)
+        assert _text(page, "#devices [data-device-class]") == [
+            f"Asks 8 GPUs of class a100.nvidia.com: 2 held by other pods, {free} free."
+        ]
+        remedies = _text(page, "[data-device-remedy]")
+        assert remedies[0].startswith(f"Ask for fewer devices: {free} are free in the cluster")
+        holder = "llm-infer-7d9f8c6b5-x2x9q"
+        assert _holders(page) == [
+            [
+                holder,
+                DUMP_NAMESPACE,
+                "0 lower",
+                first,
+                f"{holder}-gpu-q8wzt",
+                "a100.nvidia.com",
+                "2",
+            ]
+        ]
+        # The table and every name in it stay inside the card and the window.
+        widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert widths[0] <= widths[1], widths
+        overflowing = page.evaluate(
+            """() => [...document.querySelectorAll('.scroll')]
+                 .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.closest('section').id)"""
+        )
+        assert overflowing == [], overflowing
+        card_right = page.locator("#devices").evaluate("e => e.getBoundingClientRect().right")
+        rights = page.locator("#devices td").evaluate_all(
+            "els => els.map(e => e.getBoundingClientRect().right)"
+        )
+        assert max(rights) <= card_right, (rights, card_right)
         assert errors == [] and violations == [], (errors, violations)
     finally:
         context.close()
