@@ -18,17 +18,20 @@ from scheduling import services
 from scheduling.constants import AnalysisStatus
 from scheduling.models import Analysis
 from tests.conftest import browser_login
-from tests.engine.builders import make_pod
+from tests.engine.builders import as_list, make_pod
 from tests.realworld import import_dump
 from tests.scheduling.conftest import make_snapshot
 from tests.scheduling.device_scenario import (
     NAMESPACE,
     NODE_1,
     NODE_2,
+    NODE_3,
     SENTENCE,
     held_gpus_cluster,
+    trainer_deployment,
     training_pod,
     with_claim,
+    with_free_node_objects,
 )
 from tests.storage_dra_dump import NAMESPACE as DUMP_NAMESPACE
 from tests.storage_dra_dump import _worker_nodes, storage_dra_dump
@@ -235,6 +238,48 @@ def test_the_card_on_a_real_dump_reads_at_1366_pixels(
             "els => els.map(e => e.getBoundingClientRect().right)"
         )
         assert max(rights) <= card_right, (rights, card_right)
+        assert errors == [] and violations == [], (errors, violations)
+    finally:
+        context.close()
+
+
+def test_a_workload_page_counts_the_devices_per_node(
+    live_server: Any, celery_worker_process: Any, browser: Any, owner: Any
+) -> None:
+    """Three replicas of 2 A100s each, asked through the page: the two that fit hold the
+    third node's 4 free GPUs, and the per-node table says 0 held before, 4 after."""
+    snapshot = make_snapshot(owner, as_list(*with_free_node_objects()), name="gpus and room")
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    errors: list[str] = []
+    violations: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.expose_function("reportViolation", lambda v: violations.append(v))
+    page.add_init_script(REPORT_VIOLATIONS)
+    try:
+        browser_login(page, live_server, "owner")
+        page.goto(f"{live_server.url}/snapshots/{snapshot.pk}/analyses/new/")
+        page.fill("#id_manifest", yaml.safe_dump(trainer_deployment(3), sort_keys=False))
+        page.get_by_role("button", name="Analyze").click()
+        page.wait_for_url(f"{live_server.url}/analyses/*/")
+        page.locator("#outcome").wait_for(timeout=60_000)
+        assert Analysis.objects.get().is_workload
+        if SCREENSHOTS:
+            page.screenshot(path=os.path.join(SCREENSHOTS, "devices-workload.png"), full_page=True)
+        rows = [
+            [" ".join(c.split()) for c in row.locator("td").all_inner_texts()]
+            for row in page.locator("#node-devices tbody tr").all()
+        ]
+        assert rows == [[NODE_3, "4", "0", "4", "0"]]
+        widths = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert widths[0] <= widths[1], widths
+        overflowing = page.evaluate(
+            """() => [...document.querySelectorAll('.scroll')]
+                 .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.closest('section').id)"""
+        )
+        assert overflowing == [], overflowing
         assert errors == [] and violations == [], (errors, violations)
     finally:
         context.close()
