@@ -37,7 +37,7 @@ from tests.storage_dra_dump import NAMESPACE as DUMP_NAMESPACE
 from tests.storage_dra_dump import _worker_nodes, storage_dra_dump
 from tests.test_console_clean_browser import REPORT_VIOLATIONS
 
-pytestmark = [pytest.mark.browser, pytest.mark.worker]
+pytestmark = pytest.mark.browser
 
 VIEWPORT = {"width": 1366, "height": 900}
 SCREENSHOTS = os.environ.get("PREEMPTLAB_SCREENSHOTS", "")
@@ -89,6 +89,7 @@ EXPECTED_HOLDERS = [
 ]
 
 
+@pytest.mark.worker
 def test_a_training_pod_whose_gpus_are_held_by_lower_priority_pods(
     live_server: Any, celery_worker_process: Any, browser: Any, owner: Any
 ) -> None:
@@ -243,6 +244,7 @@ def test_the_card_on_a_real_dump_reads_at_1366_pixels(
         context.close()
 
 
+@pytest.mark.worker
 def test_a_workload_page_counts_the_devices_per_node(
     live_server: Any, celery_worker_process: Any, browser: Any, owner: Any
 ) -> None:
