@@ -16,6 +16,7 @@ from scheduling.constants import (
 from scheduling.engine import CandidateRecord, Explanation
 from scheduling.engine.capacity import Capacity, RoomByClass
 from scheduling.presenters import capacity as capacity_presenters
+from scheduling.presenters import devices as device_presenters
 from scheduling.presenters import pod as pod_presenters
 from scheduling.presenters import timeline as timeline_presenters
 from scheduling.presenters import volumes as volume_presenters
@@ -54,6 +55,7 @@ def workload_context(
         "nodes_svg": workload_presenters.nodes_svg(run.nodes),
         "assumptions": volume_presenters.assumption_sentences(run),
         "bound_claims": volume_presenters.bound_claim_sentences(run),
+        "node_devices": device_presenters.node_devices(run),
         "hypothetical": pod_presenters.hypothetical_class_lines(run.hypothetical_classes),
         "manifest_lines": manifest_lines(run.contract.get("manifest") or {}),
         "cycle_page": pod_presenters.paginate(
@@ -141,4 +143,6 @@ def result_context(
         "volume_pins": volume_presenters.pin_sentences(ex),
         "node_volumes": volume_presenters.node_volumes(ex),
         "group_volumes": volume_presenters.group_volumes(ex, groups),
+        # A pod waiting for DRA devices: who holds them, and what works instead.
+        "devices": device_presenters.device_card(ex),
     }
