@@ -395,3 +395,16 @@ def test_a_new_manifest_gets_its_claims_from_templates_a_pending_pod_does_not() 
     got = analyze(cluster, pod).to_dict()
     assert got["outcome"] == "unschedulable"
     assert 'pod "default/train": ResourceClaim not created yet' in got["message"]
+
+
+def test_the_sentence_never_says_more_devices_are_held_than_are() -> None:
+    """A pod asking 8 where 2 are held (and the rest free elsewhere) reads 2 held, not 8."""
+    from scheduling.engine.dra.waiting import ClassWait, DeviceHolder, wait_sentence
+
+    holder = DeviceHolder(pod="ml/infer-0", priority=0, node="n1", claim="ml/c", devices=2)
+    few = ClassWait(device_class="a100", wanted=8, held=2, free=22, holders=[holder])
+    said = wait_sentence([few])
+    assert said.startswith("2 GPUs of class a100 are held by 1 pod of lower priority")
+    assert "asks for 8 on one node; 22 are free" in said
+    many = ClassWait(device_class="a100", wanted=4, held=8, free=0, holders=[holder])
+    assert wait_sentence([many]).startswith("4 GPUs of class a100 are held by 1 pod")

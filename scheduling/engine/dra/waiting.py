@@ -144,10 +144,21 @@ def wait_sentence(classes: list[ClassWait]) -> str:
         if not lower:
             continue
         pods = f"{len(lower)} pod{'' if len(lower) == 1 else 's'} of lower priority"
-        verb = "is" if c.wanted == 1 else "are"
-        parts.append(
-            f"{noun(c.device_class, c.wanted)} of class {c.device_class} {verb} held by {pods}"
-        )
+        if c.held >= c.wanted:
+            verb = "is" if c.wanted == 1 else "are"
+            parts.append(
+                f"{noun(c.device_class, c.wanted)} of class {c.device_class} {verb} held by {pods}"
+            )
+        else:
+            # Fewer are held than the pod asks: saying "8 are held" would overstate it.
+            # Every device of one claim comes from one node, so free devices spread over
+            # nodes may still leave the pod waiting.
+            verb = "is" if c.held == 1 else "are"
+            parts.append(
+                f"{noun(c.device_class, c.held)} of class {c.device_class} {verb} held by "
+                f"{pods} (the pod asks for {c.wanted} on one node; {c.free} are free in "
+                "the cluster)"
+            )
     if not parts:
         return ""
     return (
