@@ -412,7 +412,23 @@ def _expand_deployment(
 ) -> tuple[str, list[dict[str, Any]]]:
     """A Deployment creates ReplicaSet ``<deployment>-<pod-template-hash>``, which creates
     the pods; the hash label goes on the ReplicaSet's selector, template and pods."""
-    replicas, meta, pod_spec, labels = _replicated_template("Deployment", obj)
+    return expand_through_replica_set(
+        ctx, "Deployment", obj, namespace, name, hash_label=POD_TEMPLATE_HASH_LABEL
+    )
+
+
+def expand_through_replica_set(
+    ctx: _Context,
+    kind: str,
+    obj: Mapping[str, Any],
+    namespace: str,
+    name: str,
+    *,
+    hash_label: str,
+) -> tuple[str, list[dict[str, Any]]]:
+    """The pods of a controller that makes ReplicaSet ``<name>-<template hash>`` (a
+    Deployment, an Argo Rollout), the hash under ``hash_label`` on the pods."""
+    replicas, meta, pod_spec, labels = _replicated_template(kind, obj)
     ctx.reserve(replicas)
     pod_template_hash = template_hash({"metadata": meta, "spec": pod_spec})
     rs_name = f"{name}-{pod_template_hash}"
@@ -426,7 +442,7 @@ def _expand_deployment(
         owner=owner,
         template_meta=meta,
         pod_spec=pod_spec,
-        labels={**labels, POD_TEMPLATE_HASH_LABEL: pod_template_hash},
+        labels={**labels, hash_label: pod_template_hash},
         replicas=replicas,
     )
     return rs_name, pods

@@ -10,14 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import InvalidInput
-from ..workload import (
-    ControllerRef,
-    _Context,
-    _replica_set_pods,
-    _replicated_template,
-    object_uid,
-    template_hash,
-)
+from ..workload import _Context, expand_through_replica_set
 
 GROUP = "argoproj.io"
 ROLLOUTS_HASH_LABEL = "rollouts-pod-template-hash"
@@ -38,21 +31,6 @@ def expand_rollout(
             "Deployment's manifest instead",
             field="spec.workloadRef",
         )
-    replicas, meta, pod_spec, labels = _replicated_template("Rollout", obj)
-    ctx.reserve(replicas)
-    pod_hash = template_hash({"metadata": meta, "spec": pod_spec})
-    rs_name = f"{name}-{pod_hash}"
-    owner = ControllerRef(
-        "apps/v1", "ReplicaSet", rs_name, object_uid("ReplicaSet", namespace, rs_name)
+    return expand_through_replica_set(
+        ctx, "Rollout", obj, namespace, name, hash_label=ROLLOUTS_HASH_LABEL
     )
-    pods = _replica_set_pods(
-        ctx,
-        namespace=namespace,
-        rs_name=rs_name,
-        owner=owner,
-        template_meta=meta,
-        pod_spec=pod_spec,
-        labels={**labels, ROLLOUTS_HASH_LABEL: pod_hash},
-        replicas=replicas,
-    )
-    return rs_name, pods
