@@ -5,7 +5,8 @@ the framework around the views are added here, so the schema is true
 (schemathesis checks it against the running server, tests/test_api_schema.py):
 400 for a body or query DRF cannot parse (``{detail}``, or the field errors a
 view declares), 401/403 without credentials, 404 for an object that is not the
-caller's or a page past the end, 503 while the database or the broker is down.
+caller's or a page past the end, 429 past the caller's PREEMPTLAB_API_RATE (every
+call counts), 503 while the database or the broker is down.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ DESCRIPTIONS = {
     "401": "No credentials, or invalid ones.",
     "403": "Not allowed.",
     "404": "No such object (or not yours), or a page past the end.",
+    "429": "Too many calls (PREEMPTLAB_API_RATE); Retry-After says when to call again.",
     "503": "The database or the task queue is unavailable; retry shortly.",
 }
 
@@ -49,7 +51,7 @@ def error_responses(result: dict[str, Any], generator: Any, request: Any, public
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
             responses = operation["responses"]
-            for code in ("401", "403", "404", "503"):
+            for code in ("401", "403", "404", "429", "503"):
                 responses.setdefault(
                     code, {"description": DESCRIPTIONS[code], "content": _json(ref)}
                 )
