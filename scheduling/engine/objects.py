@@ -15,6 +15,9 @@ from typing import Any, NamedTuple, TypeGuard
 
 from .dra.objects import PodClaim, parse_pod_claims
 from .errors import InvalidInput
+from .fields import list_of as _list
+from .fields import mapping as _mapping
+from .fields import str_map as _str_map
 from .labels import LabelSelector, NodeSelector, NodeSelectorTerm
 from .quantity import QuantityError, resource_value
 from .volumes.podvolumes import PodVolume, parse_pod_volumes
@@ -44,16 +47,6 @@ def is_mapping(value: Any) -> TypeGuard[Mapping[str, Any]]:
     return type(value) is dict or isinstance(value, Mapping)
 
 
-def _mapping(raw: Any, field: str) -> Mapping[str, Any]:
-    if type(raw) is dict:  # decoded JSON, nearly always: skips the ABC check's cost
-        return raw
-    if raw is None:
-        return {}
-    if not isinstance(raw, Mapping):
-        raise InvalidInput("must be an object", field=field)
-    return raw
-
-
 def _metadata(obj: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
     """An object's metadata and its required name."""
     meta = _mapping(obj.get("metadata"), "metadata")
@@ -63,28 +56,11 @@ def _metadata(obj: Mapping[str, Any]) -> tuple[Mapping[str, Any], str]:
     return meta, name
 
 
-def _list(raw: Any, field: str) -> list[Any]:
-    if raw is None:
-        return []
-    if not isinstance(raw, list):
-        raise InvalidInput("must be a list", field=field)
-    return raw
-
-
 def _dicts(raw: Any, field: str) -> list[dict[str, Any]]:
     """A list of objects, each copied (spec.tolerations, ...)."""
     if raw is None:  # most pods: no list to walk, no field names to format
         return []
     return [dict(_mapping(item, f"{field}[{i}]")) for i, item in enumerate(_list(raw, field))]
-
-
-def _str_map(raw: Any, field: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for k, v in _mapping(raw, field).items():
-        if not isinstance(v, str):
-            raise InvalidInput(f"value of {k!r} must be a string", field=field)
-        out[str(k)] = v
-    return out
 
 
 # _shared_str_map's answers by the map's items: the pods of one workload repeat the same

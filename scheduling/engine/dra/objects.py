@@ -16,6 +16,8 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import InvalidInput
+from ..fields import list_of as _l
+from ..fields import mapping as _m
 from ..labels import NodeSelector
 from ..quantity import QuantityError, parse_quantity
 
@@ -39,22 +41,6 @@ class AttrValue:
 
 
 DeviceId = tuple[str, str, str]  # (driver, pool, device)
-
-
-def _m(raw: Any, where: str) -> Mapping[str, Any]:
-    if raw is None:
-        return {}
-    if not isinstance(raw, Mapping):
-        raise InvalidInput("must be an object", field=where)
-    return raw
-
-
-def _l(raw: Any, where: str) -> list[Any]:
-    if raw is None:
-        return []
-    if not isinstance(raw, list):
-        raise InvalidInput("must be a list", field=where)
-    return raw
 
 
 def _s(raw: Any, where: str, required: bool = True) -> str:

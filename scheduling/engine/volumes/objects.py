@@ -8,6 +8,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import InvalidInput
+from ..fields import list_of as _list
+from ..fields import mapping as _mapping
+from ..fields import str_map as _str_map
 from ..labels import LabelSelector, NodeSelector
 from ..quantity import QuantityError, value
 from .translation import InTreeSource, in_tree_source
@@ -32,36 +35,11 @@ NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
 FILESYSTEM = "Filesystem"
 
 
-def _mapping(raw: Any, field: str) -> Mapping[str, Any]:
-    if raw is None:
-        return {}
-    if not isinstance(raw, Mapping):
-        raise InvalidInput("must be an object", field=field)
-    return raw
-
-
-def _list(raw: Any, field: str) -> list[Any]:
-    if raw is None:
-        return []
-    if not isinstance(raw, list):
-        raise InvalidInput("must be a list", field=field)
-    return raw
-
-
 def _name(meta: Mapping[str, Any]) -> str:
     name = meta.get("name")
     if not isinstance(name, str) or not name:
         raise InvalidInput("is required", field="metadata.name")
     return name
-
-
-def _str_map(raw: Any, field: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for k, v in _mapping(raw, field).items():
-        if not isinstance(v, str):
-            raise InvalidInput(f"value of {k!r} must be a string", field=field)
-        out[str(k)] = v
-    return out
 
 
 def _strings(raw: Any, field: str) -> tuple[str, ...]:
