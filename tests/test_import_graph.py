@@ -34,7 +34,9 @@ def package_of(path: Path, root: Path = ROOT) -> str:
 
 def imported(path: Path, root: Path = ROOT) -> Iterator[str]:
     """Every module name ``path`` imports, wherever the import statement stands; for
-    ``from m import n``, ``m.n`` when that is a module of the tree, else ``m``."""
+    ``from m import n``, ``m`` (a package's ``__init__`` runs and counts as the package)
+    and ``m.n`` too when that is a module of the tree: ``from . import patch`` imports
+    the package as much as its sibling, ``from .patch import apply`` the sibling only."""
     tree = ast.parse(path.read_text(), filename=str(path))
     here = package_of(path, root)
     for node in ast.walk(tree):
@@ -48,9 +50,11 @@ def imported(path: Path, root: Path = ROOT) -> Iterator[str]:
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
+            yield target
             for alias in node.names:
                 sub = f"{target}.{alias.name}"
-                yield sub if is_module(sub, root) else target
+                if is_module(sub, root):
+                    yield sub
 
 
 def is_module(name: str, root: Path = ROOT) -> bool:
@@ -119,9 +123,27 @@ def test_imports_under_type_checking_and_in_functions_count(tmp_path):
     (pkg / "b.py").write_text("def f():\n    from pkg import sub\n")
     edges = graph("pkg", tmp_path)
     assert edges["pkg.a"] == {"pkg.b"}
-    assert edges["pkg.b"] == {"pkg.sub"}
+    assert edges["pkg.b"] == {"pkg", "pkg.sub"}
     assert edges["pkg.sub"] == {"pkg.a"}
     assert circles(edges) == [["pkg.a", "pkg.b", "pkg.sub"]]
+
+
+def test_a_package_imported_by_its_own_module_is_a_circle(tmp_path):
+    # The facade imports its child, the child takes a sibling through the facade: the
+    # package's __init__ runs on both sides, a circle the child's "from . import" hides.
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .question import ask\n")
+    (pkg / "question.py").write_text("from . import patch\n")
+    (pkg / "patch.py").write_text("")
+    edges = graph("pkg", tmp_path)
+    assert edges["pkg.question"] == {"pkg", "pkg.patch"}
+    assert circles(edges) == [["pkg", "pkg.question"]]
+    # Importing the sibling by its module leaves the package out.
+    (pkg / "question.py").write_text("from .patch import apply\n")
+    edges = graph("pkg", tmp_path)
+    assert edges["pkg.question"] == {"pkg.patch"}
+    assert circles(edges) == []
 
 
 def test_the_project_packages_are_found():

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from planning.services import plan_cache_clear
-from scheduling.engine.plan.rules import RULES
+from scheduling.engine.plan import RULES
 from tests.engine.builders import make_node, make_pod, make_priority_class
 from tests.engine.plan.helpers import owned
 from tests.scheduling.storage_scenario import (

@@ -38,7 +38,7 @@ from ..profile.profile_map import SchedulerConfigInput
 from ..result import Result
 from ..simulate import Simulation, simulate
 from ..workload import DEFAULT_MAX_REPLICAS, Workload, admit, expand_workload
-from . import patch
+from .patch import apply as apply_patch
 from .result import AddNodes, Answer, Change, CreateObjects, ObjectPatch
 
 # A workload's one word (scheduling.constants.WorkloadOutcome has the same values).
@@ -166,7 +166,7 @@ class Asked:
         if change is None:
             return self.run(objects)
         if isinstance(change, ObjectPatch):
-            objects[change.object] = patch.apply(objects[change.object], change.patch)
+            objects[change.object] = apply_patch(objects[change.object], change.patch)
             return self.run(objects)
         if isinstance(change, AddNodes):
             return self.run(objects, with_nodes(self.cluster, change.like, change.add_nodes))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from .audit import audit
 from .finding import ERROR, INFO, WARNING, Finding
 from .ladder import BudgetCoverage, ClassRung, Ladder, MissingClassUse, UnclassedPods, plan_ladder
-from .rules import RULE_IDS, RULES
+from .rules.registry import RULE_IDS, RULES
 from .thresholds import (
     EQUAL_PRIORITY_BLOCK_PODS,
     EQUAL_PRIORITY_BLOCK_SHARE,

@@ -11,7 +11,7 @@ from .context import audit_context
 from .finding import Finding
 from .index import PlanIndex, plan_index
 from .owned import operator_owned
-from .rules import RULE_IDS, RULES
+from .rules.registry import RULE_IDS, RULES
 
 _ORDER = {rule: i for i, rule in enumerate(RULE_IDS)}
 

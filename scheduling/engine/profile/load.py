@@ -8,8 +8,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import InvalidInput
-from . import extension_points, validation
 from .defaults import default_args, merge_plugins
+from .extension_points import FrameworkError
+from .extension_points import build as build_extension_points
 from .fielderrors import duplicate, invalid, required
 from .registry import IN_TREE
 from .types import (
@@ -24,6 +25,7 @@ from .types import (
     Profile,
     SchedulerConfiguration,
 )
+from .validation import ARGS_VALIDATORS, invalid_plugins, percentage
 
 _KIND = "KubeSchedulerConfiguration"
 _TOP_FIELDS = frozenset(
@@ -211,12 +213,12 @@ def _profile(raw: Any, path: str, errors: list[str]) -> Profile:
     if name is not None and not isinstance(name, str):
         raise _refuse(f"{path}.schedulerName", "must be a string")
     pct = _optional_int(raw.get("percentageOfNodesToScore"), f"{path}.percentageOfNodesToScore")
-    errors.extend(validation.percentage(f"{path}.percentageOfNodesToScore", pct))
+    errors.extend(percentage(f"{path}.percentageOfNodesToScore", pct))
     custom = _plugins(raw.get("plugins"), f"{path}.plugins")
     plugins = merge_plugins(custom)
     if custom is not None:
         for point, plugin_set in custom.items():
-            errors.extend(validation.invalid_plugins(f"{path}.plugins.{point}", plugin_set))
+            errors.extend(invalid_plugins(f"{path}.plugins.{point}", plugin_set))
     given: dict[str, dict[str, Any]] = {}
     for i, entry in enumerate(_list(raw.get("pluginConfig"), f"{path}.pluginConfig")):
         p = f"{path}.pluginConfig[{i}]"
@@ -236,7 +238,7 @@ def _profile(raw: Any, path: str, errors: list[str]) -> Profile:
         _unknown_args(plugin, args, f"{p}.args")
         args = default_args(plugin, dict(args))
         given[plugin] = args
-        check = validation.ARGS_VALIDATORS.get(plugin)
+        check = ARGS_VALIDATORS.get(plugin)
         if check is not None:
             errors.extend(check(f"{p}.args", args))
     # Defaults for every enabled plugin without a pluginConfig entry.
@@ -322,13 +324,13 @@ def load_scheduler_config(
         else:
             seen[profile.scheduler_name] = i
         profiles.append(profile)
-    errors.extend(validation.percentage("percentageOfNodesToScore", pct))
+    errors.extend(percentage("percentageOfNodesToScore", pct))
     if errors:
         raise _aggregate(errors)
     for i, profile in enumerate(profiles):
         try:
-            extension_points.build(profile.plugins)
-        except extension_points.FrameworkError as e:
+            build_extension_points(profile.plugins)
+        except FrameworkError as e:
             raise _refuse(
                 f"profiles[{i}].plugins", f"{e}: kube-scheduler would not start"
             ) from None

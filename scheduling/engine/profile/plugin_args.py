@@ -8,8 +8,8 @@ from typing import Any
 
 from ..config import EngineConfig
 from ..plugins import names
-from . import extension_points
 from .defaults import LIST_DEFAULTING
+from .extension_points import build as build_extension_points
 from .types import Profile, SchedulerConfiguration
 
 
@@ -31,7 +31,7 @@ def engine_config(
     affinity = args.get(names.INTER_POD_AFFINITY) or {}
     preemption = args.get(names.DEFAULT_PREEMPTION) or {}
     node_affinity = args.get(names.NODE_AFFINITY) or {}
-    points = extension_points.build(profile.plugins)
+    points = build_extension_points(profile.plugins)
     pct = profile.percentage_of_nodes_to_score
     listed = spread.get("defaultingType") == LIST_DEFAULTING
     return dataclasses.replace(

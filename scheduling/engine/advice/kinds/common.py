@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import InvalidInput
-from .. import patch
+from ..patch import diff
 from ..question import Asked, Run
 from ..result import (
     AdviceItem,
@@ -64,7 +64,7 @@ def object_patch(asked: Asked, index: int, edit: Callable[[dict[str, Any]], None
     before = asked.objects()[index]
     after = copy.deepcopy(before)
     edit(after)
-    return ObjectPatch(index, tuple(patch.diff(before, after)))
+    return ObjectPatch(index, tuple(diff(before, after)))
 
 
 def hurting_objects(asked: Asked, base: Run) -> list[int]:
