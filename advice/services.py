@@ -37,6 +37,10 @@ from scheduling.submission import workload_max_replicas
 
 log = logging.getLogger(__name__)
 
+# The Celery task that searches an advice: enqueued by this name (operations.faults.publish),
+# advice.tasks registers under it.
+ADVICE_RUN_TASK = "advice.advice_run"
+
 # The columns that say how far the advice is (all but the answer).
 _STATE = [
     "status",
@@ -145,10 +149,7 @@ def _requeue(advice: Advice, *, user: Any) -> Advice:
 
 def advice_publish(advice_id: int) -> None:
     """Sends the message that searches the advice (the reconciler sends it again if lost)."""
-    # Imported here: advice.tasks imports this module to call the services.
-    from advice.tasks import advice_run_task
-
-    publish(advice_run_task, advice_id)
+    publish(ADVICE_RUN_TASK, advice_id)
 
 
 def advice_claim(*, advice_id: int, task_id: str) -> tuple[Advice, bool]:

@@ -34,7 +34,7 @@ class AdviceRunTask(RecordsFailureTask):
 @shared_task(
     base=AdviceRunTask,
     bind=True,
-    name="advice.advice_run",
+    name=services.ADVICE_RUN_TASK,
     max_retries=None,  # bounded by PREEMPTLAB_DATABASE_RETRIES in database_retry
 )
 def advice_run_task(self: Task[Any, Any], advice_id: int) -> str:

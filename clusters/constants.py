@@ -85,3 +85,7 @@ PRIORITY_BANDS: tuple[tuple[str, str, int], ...] = (
 # band of its own (labelled with its classes), which reads better on small
 # clusters such as the demo than the fixed ranges above.
 MAX_PER_VALUE_BANDS = 6
+
+# The Celery task that ingests a snapshot: services enqueue it by this name
+# (operations.faults.publish), the tasks module registers under it.
+SNAPSHOT_INGEST_TASK = "clusters.snapshot_ingest"

@@ -18,7 +18,7 @@ from django.template.defaultfilters import filesizeformat
 from django.utils import timezone
 
 from clusters import models
-from clusters.constants import ASYNC_INGEST_BYTES, SnapshotStatus
+from clusters.constants import ASYNC_INGEST_BYTES, SNAPSHOT_INGEST_TASK, SnapshotStatus
 from clusters.ingest.pipeline import analyze_tables, read_and_store
 from clusters.ingest.progress import IngestProgress
 from clusters.ingest.reading import max_uncompressed_bytes
@@ -149,9 +149,7 @@ def snapshot_create(
 
 def snapshot_publish(snapshot_id: int) -> None:
     """Sends the message that ingests the snapshot (the reconciler sends it again if lost)."""
-    from clusters.tasks import snapshot_ingest_task
-
-    publish(snapshot_ingest_task, snapshot_id)
+    publish(SNAPSHOT_INGEST_TASK, snapshot_id)
 
 
 def snapshot_enqueue(*, snapshot: models.Snapshot) -> None:

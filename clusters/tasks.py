@@ -9,6 +9,7 @@ from typing import Any
 from celery import Task, shared_task
 
 from clusters import models, services
+from clusters.constants import SNAPSHOT_INGEST_TASK
 from operations.faults import DATABASE_FAULTS, database_retry, is_database_fault
 
 log = logging.getLogger(__name__)
@@ -43,7 +44,7 @@ class SnapshotIngestTask(Task[Any, Any]):
             log.warning("could not record the failure of snapshot %s", snapshot_id)
 
 
-@shared_task(base=SnapshotIngestTask, bind=True, name="clusters.snapshot_ingest", max_retries=None)
+@shared_task(base=SnapshotIngestTask, bind=True, name=SNAPSHOT_INGEST_TASK, max_retries=None)
 def snapshot_ingest_task(self: Task[Any, Any], snapshot_id: int) -> str:
     try:
         snapshot = models.Snapshot.objects.filter(pk=snapshot_id).first()

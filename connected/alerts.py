@@ -27,8 +27,14 @@ from connected import alert_rules
 from connected.alert_rules import Alert, slack_escape
 from connected.history_models import AlertDelivery
 from connected.models import Cluster
+from operations.faults import task_named
 
 log = logging.getLogger(__name__)
+
+# The Celery tasks this module enqueues, by name (connected.history_tasks registers them
+# and imports this module to run them): one alert's delivery, a new snapshot's follow-up.
+ALERT_SEND_TASK = "connected.alert_send"
+SNAPSHOT_FOLLOWUP_TASK = "connected.snapshot_followup"
 
 __all__ = ["Alert", "slack_escape"]
 
@@ -96,10 +102,8 @@ def alerts_queue(cluster: Cluster, alerts: Iterable[Alert]) -> list[AlertDeliver
 
 
 def _publish(delivery_id: int) -> None:
-    from connected.history_tasks import alert_send_task
-
     try:
-        alert_send_task.delay(delivery_id)
+        task_named(ALERT_SEND_TASK).delay(delivery_id)
     except Exception:  # the broker away: the alert is listed as queued, never a failed snapshot
         log.warning("alert %s not sent to the broker", delivery_id, exc_info=True)
 
@@ -107,10 +111,8 @@ def _publish(delivery_id: int) -> None:
 def after_snapshot(snapshot: Snapshot) -> None:
     """Call after each successful scheduled snapshot: a worker digests it, works out the
     drift against the one before and sends the alerts. Never raises."""
-    from connected.history_tasks import snapshot_followup_task
-
     try:
-        snapshot_followup_task.delay(snapshot.pk)
+        task_named(SNAPSHOT_FOLLOWUP_TASK).delay(snapshot.pk)
     except Exception:
         log.warning("follow-up of snapshot %s not queued", snapshot.pk, exc_info=True)
 

@@ -26,7 +26,7 @@ ALERT_TIMEOUT = 10
 ALERT_ATTEMPTS = 4
 
 
-@shared_task(name="connected.snapshot_followup", ignore_result=True)
+@shared_task(name=alerts.SNAPSHOT_FOLLOWUP_TASK, ignore_result=True)
 def snapshot_followup_task(snapshot_id: int) -> int:
     snapshot = Snapshot.objects.defer("events").filter(pk=snapshot_id, status="ready").first()
     if snapshot is None:
@@ -56,7 +56,7 @@ class ReceiverFailed(Exception):
 
 @shared_task(
     bind=True,
-    name="connected.alert_send",
+    name=alerts.ALERT_SEND_TASK,
     ignore_result=True,
     max_retries=ALERT_ATTEMPTS - 1,
     soft_time_limit=ALERT_TIMEOUT * 3,

@@ -22,7 +22,7 @@ from connected import alerts
 from connected.alert_rules import RuleInvalid, parse_rules
 from connected.models import IN_CLUSTER, Cluster, DeletedSnapshot
 from connected.reading import cluster_read, kubeconfig_contexts
-from connected.schedule import schedule_remove, schedule_sync
+from connected.schedule import TASK_NAME, schedule_remove, schedule_sync
 from connected.signing import SECRET_MIN_CHARS, new_secret
 from connected.webhooks import webhook_urls_refusal
 from operations.faults import is_database_fault, publish
@@ -148,9 +148,7 @@ def cluster_delete(*, cluster: Cluster) -> None:
 
 def cluster_snapshot_request(*, cluster: Cluster) -> None:
     """Queues a read now ("Take a snapshot now"); BrokerUnavailable when it cannot."""
-    from connected.tasks import cluster_snapshot_task
-
-    publish(cluster_snapshot_task, cluster.pk)
+    publish(TASK_NAME, cluster.pk)
 
 
 def _claim(cluster_id: int, now: datetime) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
@@ -55,10 +56,24 @@ class BrokerUnavailable(Exception):
         self.message = message
 
 
-def publish(task: Any, *args: Any) -> None:
-    """Sends ``task(*args)`` to the broker; BrokerUnavailable when it cannot be reached."""
+def task_named(name: str) -> Any:
+    """The registered Celery task called ``name``. Services enqueue by name so that a
+    service never imports its app's tasks module (which imports the service to run it):
+    the web process has not imported every tasks module, so the first look-up has
+    Celery's loader import them (the autodiscovery a worker does when it starts)."""
+    app = current_app
+    if name not in app.tasks:
+        app.loader.import_default_modules()
+    return app.tasks[name]
+
+
+def publish(task_name: str, *args: Any) -> None:
+    """Sends the task called ``task_name`` with ``args`` to the broker (through the task's
+    own ``delay``: eager mode and a test's patched ``delay`` apply); BrokerUnavailable
+    when it cannot be reached."""
+    task = task_named(task_name)
     try:
         task.delay(*args)
     except Exception as exc:  # kombu and redis raise several kinds; all mean "not sent"
-        log.warning("could not send %s%r to the broker: %s", task.name, args, type(exc).__name__)
+        log.warning("could not send %s%r to the broker: %s", task_name, args, type(exc).__name__)
         raise BrokerUnavailable() from exc

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.db import close_old_connections, connection
 from django.db.models import QuerySet
@@ -85,8 +86,9 @@ def queued_grace() -> timedelta:
 
 def broker_queue_size() -> int | None:
     """Messages waiting in the default queue, or None when the broker cannot say."""
-    from config.celery import app
-
+    # Celery's current app (the worker's): importing config.celery here would import the
+    # module that starts this reconciler.
+    app = current_app
     try:
         with app.connection_for_write() as conn:
             # kombu's virtual transports (Redis, filesystem) count a queue's messages so.

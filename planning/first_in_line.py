@@ -34,6 +34,10 @@ from scheduling.services import snapshot_load
 
 log = logging.getLogger(__name__)
 
+# The Celery task that ranks a snapshot: enqueued by this name (operations.faults.publish),
+# planning.tasks registers under it.
+FIRST_IN_LINE_RUN_TASK = "planning.first_in_line_run"
+
 # Stored rankings this process read back lately, by (row, when it finished): a page of
 # the table, the next page and the API ask for the same one again and again.
 _lines: Recent[tuple[int, str], FirstInLine] = Recent(8)
@@ -133,10 +137,7 @@ def ranking_line(ranking: FirstInLineRanking) -> FirstInLine | None:
 
 def first_in_line_publish(ranking_id: int) -> None:
     """Sends the message that ranks the row (the reconciler sends it again if lost)."""
-    # Imported here: planning.tasks imports this module to call the services.
-    from planning.tasks import first_in_line_run_task
-
-    publish(first_in_line_run_task, ranking_id)
+    publish(FIRST_IN_LINE_RUN_TASK, ranking_id)
 
 
 def first_in_line_claim(*, ranking_id: int, task_id: str) -> tuple[FirstInLineRanking, bool]:

@@ -32,7 +32,7 @@ class FirstInLineRunTask(RecordsFailureTask):
 @shared_task(
     base=FirstInLineRunTask,
     bind=True,
-    name="planning.first_in_line_run",
+    name=rankings.FIRST_IN_LINE_RUN_TASK,
     max_retries=None,  # bounded by PREEMPTLAB_DATABASE_RETRIES in database_retry
 )
 def first_in_line_run_task(self: Task[Any, Any], ranking_id: int) -> str:

@@ -77,3 +77,7 @@ VICTIMS_LISTED_PER_GROUP = 20
 VICTIM_GROUPS_PER_PAGE = 25
 # Room per tier (kind capacity): replicas per page of its table.
 CAPACITY_ROWS_PER_PAGE = 50
+
+# The Celery task that runs an analysis: services enqueue it by this name
+# (operations.faults.publish), the tasks module registers under it.
+ANALYSIS_RUN_TASK = "scheduling.analysis_run"

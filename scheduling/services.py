@@ -36,6 +36,7 @@ from scheduling.budgets import (
 )
 from scheduling.cancellation import Cancelled, analysis_cancel, run_stopped
 from scheduling.constants import (
+    ANALYSIS_RUN_TASK,
     AnalysisKind,
     AnalysisSource,
     AnalysisStatus,
@@ -398,10 +399,7 @@ def _analysis_queue(
 
 def analysis_publish(analysis_id: int) -> None:
     """Sends the message that runs the analysis (the reconciler sends it again if lost)."""
-    # Imported here: scheduling.tasks imports this module to call the services.
-    from scheduling.tasks import analysis_run_task
-
-    publish(analysis_run_task, analysis_id)
+    publish(ANALYSIS_RUN_TASK, analysis_id)
 
 
 def analysis_enqueue(*, analysis: Analysis) -> None:

@@ -22,7 +22,7 @@ from celery.exceptions import Reject, SoftTimeLimitExceeded
 from operations.faults import DATABASE_FAULTS, database_retry, is_database_fault
 from scheduling import services
 from scheduling.budgets import worker_stopping
-from scheduling.constants import AnalysisStatus
+from scheduling.constants import ANALYSIS_RUN_TASK, AnalysisStatus
 from scheduling.models import Analysis
 
 log = logging.getLogger(__name__)
@@ -104,7 +104,7 @@ class AnalysisRunTask(RecordsFailureTask):
 @shared_task(
     base=AnalysisRunTask,
     bind=True,
-    name="scheduling.analysis_run",
+    name=ANALYSIS_RUN_TASK,
     max_retries=None,  # bounded below by PREEMPTLAB_DATABASE_RETRIES
 )
 def analysis_run_task(self: Task[Any, Any], analysis_id: int) -> str:

@@ -4,6 +4,9 @@ or a late import hides is still a circle).
 
 - ``scheduling/engine`` is the ground floor: no import circle among its modules
   (packages' ``__init__`` included), and nothing of Django nor of the apps above it;
+- the apps (every top-level package but the tests and the benchmarks) have no circle
+  among their modules, across apps too: a service never imports a tasks module (it
+  enqueues by task name, operations.faults.publish), the tasks module imports the service;
 - the installed CLI's modules (``preemptlab/``) have no circle, and only the entry
   point (``preemptlab/__main__.py`` and the console scripts) imports ``preemptlab.cli``.
 """
@@ -62,9 +65,9 @@ def is_module(name: str, root: Path = ROOT) -> bool:
     return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 
-def graph(package: str, root: Path = ROOT) -> dict[str, set[str]]:
-    """Module -> the modules of ``package`` it imports."""
-    files = sorted(root.joinpath(*package.split(".")).rglob("*.py"))
+def graph(*packages: str, root: Path = ROOT) -> dict[str, set[str]]:
+    """Module -> the modules of ``packages`` it imports."""
+    files = sorted(f for p in packages for f in root.joinpath(*p.split(".")).rglob("*.py"))
     nodes = {module_name(f, root): f for f in files}
     return {
         name: {m for m in imported(f, root) if m in nodes and m != name}
@@ -121,7 +124,7 @@ def test_imports_under_type_checking_and_in_functions_count(tmp_path):
         "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .b import B\n"
     )
     (pkg / "b.py").write_text("def f():\n    from pkg import sub\n")
-    edges = graph("pkg", tmp_path)
+    edges = graph("pkg", root=tmp_path)
     assert edges["pkg.a"] == {"pkg.b"}
     assert edges["pkg.b"] == {"pkg", "pkg.sub"}
     assert edges["pkg.sub"] == {"pkg.a"}
@@ -136,12 +139,12 @@ def test_a_package_imported_by_its_own_module_is_a_circle(tmp_path):
     (pkg / "__init__.py").write_text("from .question import ask\n")
     (pkg / "question.py").write_text("from . import patch\n")
     (pkg / "patch.py").write_text("")
-    edges = graph("pkg", tmp_path)
+    edges = graph("pkg", root=tmp_path)
     assert edges["pkg.question"] == {"pkg", "pkg.patch"}
     assert circles(edges) == [["pkg", "pkg.question"]]
     # Importing the sibling by its module leaves the package out.
     (pkg / "question.py").write_text("from .patch import apply\n")
-    edges = graph("pkg", tmp_path)
+    edges = graph("pkg", root=tmp_path)
     assert edges["pkg.question"] == {"pkg.patch"}
     assert circles(edges) == []
 
@@ -165,6 +168,33 @@ def test_the_engine_imports_nothing_above_it():
         and not m.startswith("scheduling.engine")
     }
     assert above == set()
+
+
+# Not the house: the tests and the benchmarks, which import what they measure.
+APPS = tuple(p for p in PACKAGES if p not in ("tests", "bench"))
+
+
+def test_no_import_circle_in_the_apps():
+    assert circles(graph(*APPS)) == []
+
+
+def is_services(name: str) -> bool:
+    return "services" in name.split(".")
+
+
+def is_tasks(name: str) -> bool:
+    return name.rpartition(".")[2].endswith("tasks")
+
+
+def test_services_never_import_tasks():
+    edges = graph(*APPS)
+    assert {
+        f"{m}: {t}" for m, ts in edges.items() if is_services(m) for t in ts if is_tasks(t)
+    } == set()
+    # The rule's other half, so the check above has something to hold: tasks call services.
+    assert "scheduling.services" in edges["scheduling.tasks"] or any(
+        is_services(t) for t in edges["scheduling.tasks"]
+    )
 
 
 def test_no_import_circle_in_the_cli():
