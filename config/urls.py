@@ -29,7 +29,7 @@ urlpatterns = [
     path("", include("scheduling.urls")),
     path("", include("planning.urls")),
     path("", include("advice.urls")),
-    path("", include("connected.history_urls")),
+    path("", include("connected.history.urls")),
     path("api/schema/", SchemaView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script as a file: no inline script, so
     # the docs work under the same Content-Security-Policy as every page.

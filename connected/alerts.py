@@ -25,13 +25,13 @@ from django.utils import timezone
 from clusters.models import Snapshot
 from connected import alert_rules
 from connected.alert_rules import Alert, slack_escape
-from connected.history_models import AlertDelivery
+from connected.history.models import AlertDelivery
 from connected.models import Cluster
 from operations.faults import task_named
 
 log = logging.getLogger(__name__)
 
-# The Celery tasks this module enqueues, by name (connected.history_tasks registers them
+# The Celery tasks this module enqueues, by name (connected.history.tasks registers them
 # and imports this module to run them): one alert's delivery, a new snapshot's follow-up.
 ALERT_SEND_TASK = "connected.alert_send"
 SNAPSHOT_FOLLOWUP_TASK = "connected.snapshot_followup"
@@ -119,7 +119,7 @@ def after_snapshot(snapshot: Snapshot) -> None:
 
 def snapshot_followup(snapshot: Snapshot) -> list[AlertDelivery]:
     """The digest of a new snapshot, its drift against the one before, the alerts."""
-    from connected.history import cluster_drift, digest_snapshot, snapshot_before
+    from connected.history.services import cluster_drift, digest_snapshot, snapshot_before
 
     digest_snapshot(snapshot)
     before = snapshot_before(snapshot)

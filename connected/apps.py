@@ -15,9 +15,11 @@ class ConnectedConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import pre_delete
 
-        # The history's tasks live beside the history, not in tasks.py.
         from clusters.models import Snapshot
-        from connected import history_tasks  # noqa: F401
+
+        # The history's tasks (connected/history/tasks.py): Celery's autodiscovery looks
+        # for an app's top-level tasks.py only.
+        from connected.history import tasks  # noqa: F401
 
         # However a cluster's snapshot goes (a user, retention, its owner's account),
         # Explain can say it was deleted, and when.

@@ -18,8 +18,8 @@ from django.utils import timezone
 
 from clusters.models import Pod, Snapshot
 from clusters.selectors import pod_manifest
-from connected.history import snapshot_before
-from connected.history_models import DeletedSnapshot, ObservedPreemption
+from connected.history.models import DeletedSnapshot, ObservedPreemption
+from connected.history.services import snapshot_before
 from scheduling.constants import AnalysisSource
 from scheduling.models import Analysis
 from scheduling.services import analysis_create

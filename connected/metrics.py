@@ -23,7 +23,7 @@ from prometheus_client.registry import Collector, CollectorRegistry
 
 from clusters.models import Snapshot
 from connected.health_metrics import ClusterHealthCollector
-from connected.history_models import ObservedPreemption, SnapshotDigest
+from connected.history.models import ObservedPreemption, SnapshotDigest
 from connected.models import Cluster
 from scheduling.constants import AnalysisStatus
 from scheduling.models import Analysis

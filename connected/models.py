@@ -86,8 +86,8 @@ class Cluster(models.Model):
         return self.last_success_at is None or self.last_failure_at > self.last_success_at
 
 
-# What the history, the drift, the alerts and /metrics keep (connected/history.py).
-from connected.history_models import (  # noqa: E402
+# What the history, the drift, the alerts and /metrics keep (connected/history/services.py).
+from connected.history.models import (  # noqa: E402
     AlertDelivery,
     DeletedSnapshot,
     ObservedPreemption,

@@ -48,7 +48,7 @@ def _pinned_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
 
 
 def _history_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
-    from connected.history_views import explain_refusal, history_context
+    from connected.history.views import explain_refusal, history_context
 
     return history_context(cluster, refused=explain_refusal(request))
 

@@ -14,8 +14,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from connected import explain, selectors
-from connected.history_models import ObservedPreemption
-from connected.history_serializers import VerdictSerializer
+from connected.history.models import ObservedPreemption
+from connected.history.serializers import VerdictSerializer
 
 
 class PreemptionFilter(django_filters.FilterSet):  # type: ignore[misc]  # django-filter ships no types

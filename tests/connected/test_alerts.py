@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from config.celery import app
 from connected import alerts
-from connected.history_models import AlertDelivery, ObservedPreemption
+from connected.history.models import AlertDelivery, ObservedPreemption
 from connected.models import Cluster
 from connected.signing import verify
 from tests.clusters.builders import small_cluster

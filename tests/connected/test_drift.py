@@ -12,8 +12,8 @@ from rest_framework.test import APIClient
 
 from clusters.services import snapshot_load_demo
 from connected.drift import ClassFacts, FindingFacts, Side, drift, since_words
-from connected.history import cluster_drift, digest_snapshot
-from connected.history_models import ObservedPreemption
+from connected.history.models import ObservedPreemption
+from connected.history.services import cluster_drift, digest_snapshot
 from connected.preemptions import Preemption
 from planning.models import FirstInLineRanking
 from tests.clusters.builders import small_cluster

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from connected.history import digest_snapshot
-from connected.history_models import ObservedPreemption
+from connected.history.models import ObservedPreemption
+from connected.history.services import digest_snapshot
 from tests.clusters.builders import small_cluster
 from tests.conftest import browser_login
 from tests.connected.history_builders import TUESDAY, cluster_snapshot, preempted_event

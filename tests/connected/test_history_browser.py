@@ -11,8 +11,8 @@ from unittest import mock
 
 import pytest
 
-from connected.history import digest_snapshot
-from connected.history_models import ObservedPreemption, SnapshotDigest
+from connected.history.models import ObservedPreemption, SnapshotDigest
+from connected.history.services import digest_snapshot
 from connected.models import Cluster
 from planning.first_in_line import first_in_line_request, first_in_line_run
 from scheduling import services

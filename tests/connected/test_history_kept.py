@@ -18,8 +18,8 @@ from rest_framework.test import APIClient
 from clusters.demo import demo_cat3_pod, demo_objects
 from clusters.models import Snapshot
 from connected.explain import verdict
-from connected.history import digest_snapshot
-from connected.history_models import DeletedSnapshot, ObservedPreemption
+from connected.history.models import DeletedSnapshot, ObservedPreemption
+from connected.history.services import digest_snapshot
 from connected.models import Cluster
 from connected.services import cluster_retention_apply, cluster_snapshot_take, in_use
 from scheduling import services

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from connected.history import digest_snapshot
+from connected.history.services import digest_snapshot
 
 TOKEN = "metrics-token-for-tests"
 
@@ -71,7 +71,7 @@ def test_victim_classes_are_the_clusters_own_else_other(
     two_snapshots: Any, client: Any, settings: Any
 ) -> None:
     """Events naming 300 classes the cluster does not define make one series, not 300."""
-    from connected.history_models import ObservedPreemption
+    from connected.history.models import ObservedPreemption
 
     settings.METRICS_TOKEN = TOKEN
     _, after = two_snapshots

@@ -10,8 +10,8 @@ import pytest
 
 from clusters.demo import demo_cat3_pod, demo_objects
 from connected.explain import compare, explain_create, verdict
-from connected.history import digest_snapshot
-from connected.history_models import ObservedPreemption
+from connected.history.models import ObservedPreemption
+from connected.history.services import digest_snapshot
 from connected.preemptions import pod_index, read_preemptions
 from scheduling import services
 from tests.connected.history_builders import MONDAY, TUESDAY, cluster_snapshot, preempted_event

@@ -9,8 +9,8 @@ from unittest import mock
 import pytest
 from rest_framework.test import APIClient
 
-from connected.history import digest_snapshot
-from connected.history_models import ObservedPreemption
+from connected.history.models import ObservedPreemption
+from connected.history.services import digest_snapshot
 
 
 @pytest.mark.django_db

@@ -10,8 +10,8 @@ import pytest
 from django.contrib.auth.models import Group
 from rest_framework.test import APIClient
 
-from connected.history import digest_snapshot
-from connected.history_models import ObservedPreemption
+from connected.history.models import ObservedPreemption
+from connected.history.services import digest_snapshot
 from scheduling.models import Analysis
 from tests.clusters.builders import small_cluster
 from tests.connected.history_builders import (

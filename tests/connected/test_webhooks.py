@@ -20,8 +20,8 @@ from django.db import close_old_connections
 from rest_framework.test import APIClient
 
 from config.celery import app
-from connected.history_models import AlertDelivery
-from connected.history_tasks import alert_send
+from connected.history.models import AlertDelivery
+from connected.history.tasks import alert_send
 from connected.models import Cluster
 from connected.services import ClusterInvalid, cluster_create
 from connected.webhooks import ReceiverRefused, receiver_check, receiver_refusal
@@ -234,7 +234,7 @@ def test_the_worker_log_holds_no_url_path(celery_worker_factory: WorkerFactory, 
             )
             for i, url in enumerate([failing.url, refused_url])
         ]
-        from connected.history_tasks import alert_send_task
+        from connected.history.tasks import alert_send_task
 
         for delivery in made:
             alert_send_task.delay(delivery.pk)

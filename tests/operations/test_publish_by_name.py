@@ -22,8 +22,8 @@ ENQUEUED_BY_NAME = {
     ANALYSIS_RUN_TASK: "scheduling.tasks.analysis_run_task",
     SNAPSHOT_INGEST_TASK: "clusters.tasks.snapshot_ingest_task",
     CLUSTER_SNAPSHOT_TASK: "connected.tasks.cluster_snapshot_task",
-    ALERT_SEND_TASK: "connected.history_tasks.alert_send_task",
-    SNAPSHOT_FOLLOWUP_TASK: "connected.history_tasks.snapshot_followup_task",
+    ALERT_SEND_TASK: "connected.history.tasks.alert_send_task",
+    SNAPSHOT_FOLLOWUP_TASK: "connected.history.tasks.snapshot_followup_task",
     ADVICE_RUN_TASK: "advice.tasks.advice_run_task",
     FIRST_IN_LINE_RUN_TASK: "planning.tasks.first_in_line_run_task",
 }

@@ -2,7 +2,7 @@
 preemptions its events recorded, its first-in-line ranking queued), and the drift between
 two snapshots built from what the pages already keep.
 
-The digest is worked out once by a worker (connected/history_tasks.py) after a snapshot is
+The digest is worked out once by a worker (connected/history/tasks.py) after a snapshot is
 taken; a page that finds one missing queues it and shows what is there.
 """
 
@@ -18,7 +18,7 @@ from django.db.models import Q, QuerySet
 
 from clusters.models import Snapshot
 from connected.drift import ClassFacts, Drift, FindingFacts, Side, drift
-from connected.history_models import ObservedPreemption, SnapshotDigest
+from connected.history.models import ObservedPreemption, SnapshotDigest
 from connected.models import Cluster
 from connected.preemptions import PodFacts, PodLookup, Preemption, first_of, read_preemptions
 from operations.throttling import Busy

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from clusters.models import Snapshot
 from connected import alerts
-from connected.history_models import AlertDelivery
+from connected.history.models import AlertDelivery
 from connected.models import Cluster
 from connected.signing import signed_headers
 from connected.webhooks import ReceiverRefused, failure_class, receiver_check, status_class
@@ -37,7 +37,7 @@ def snapshot_followup_task(snapshot_id: int) -> int:
 @shared_task(name="connected.snapshot_digest", ignore_result=True)
 def snapshot_digest_task(snapshot_id: int) -> str:
     """A snapshot's digest alone (a page found it missing): no alert."""
-    from connected.history import digest_snapshot
+    from connected.history.services import digest_snapshot
 
     snapshot = Snapshot.objects.defer("events").filter(pk=snapshot_id, status="ready").first()
     if snapshot is not None:

@@ -2,27 +2,28 @@
 
 from django.urls import path
 
-from connected import history_views, metrics
+from connected import metrics
 from connected.api.preemptions import PreemptionList
+from connected.history import views
 
 app_name = "connected_history"
 
 urlpatterns = [
-    path("clusters/<int:pk>/drift/", history_views.cluster_drift_page, name="drift"),
+    path("clusters/<int:pk>/drift/", views.cluster_drift_page, name="drift"),
     path(
         "clusters/<int:pk>/preemptions/<int:preemption>/explain/",
-        history_views.preemption_explain,
+        views.preemption_explain,
         name="explain",
     ),
     path(
         "api/clusters/<int:id>/drift/",
-        history_views.ClusterDriftView.as_view(),
+        views.ClusterDriftView.as_view(),
         name="api-drift",
     ),
     path("api/clusters/<int:id>/preemptions/", PreemptionList.as_view(), name="api-preemptions"),
     path(
         "api/clusters/<int:id>/preemptions/<int:preemption_id>/explain/",
-        history_views.PreemptionExplainView.as_view(),
+        views.PreemptionExplainView.as_view(),
         name="api-explain",
     ),
     path("metrics", metrics.metrics, name="metrics"),

@@ -18,17 +18,17 @@ from rest_framework.views import APIView
 from clusters.models import Snapshot
 from connected import explain, selectors
 from connected.charts import Series, line_chart
-from connected.history import (
+from connected.history.models import AlertDelivery, ObservedPreemption, SnapshotDigest
+from connected.history.serializers import (
+    DriftDetailSerializer,
+    DriftSerializer,
+    ExplainSerializer,
+)
+from connected.history.services import (
     ClusterDrift,
     cluster_drift,
     first_in_line_count,
     ready_snapshots,
-)
-from connected.history_models import AlertDelivery, ObservedPreemption, SnapshotDigest
-from connected.history_serializers import (
-    DriftDetailSerializer,
-    DriftSerializer,
-    ExplainSerializer,
 )
 from connected.models import Cluster
 from operations.faults import BrokerUnavailable
@@ -178,7 +178,7 @@ def _charts(snapshots: list[Snapshot], digests: dict[int, SnapshotDigest]) -> li
 def history_context(cluster: Cluster, refused: dict[str, Any] | None = None) -> dict[str, Any]:
     """What the cluster page shows of its history (templates/connected/_history.html);
     ``refused``: Explain's refusal of one preemption, shown on its row."""
-    from connected.history_tasks import snapshot_digest_task
+    from connected.history.tasks import snapshot_digest_task
 
     snapshots = list(ready_snapshots(cluster).order_by("-taken_at", "-id")[:HISTORY_SNAPSHOTS])
     snapshots.reverse()
