@@ -70,8 +70,8 @@ from scheduling.engine.workload import (
 from scheduling.models import Analysis, ShareLink, capacity_to_json
 from scheduling.presenters.capacity import capacity_sentence, room_sentence
 from scheduling.presenters.workload import workload_sentence
-from scheduling.profile_difference import difference_sentence
 from scheduling.scheduler_config import SchedulerChoice, SchedulerSource, choice_for
+from scheduling.scheduler_config.difference import difference_sentence
 from scheduling.submission import (
     PodRejected,
     SnapshotNotReady,

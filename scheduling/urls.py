@@ -2,10 +2,8 @@
 
 from django.urls import path
 
-from scheduling import (
-    converters,  # noqa: F401 - registers <share_token:...>
-    scheduler_views,
-)
+from scheduling import converters  # noqa: F401 - registers <share_token:...>
+from scheduling.scheduler_config import views as scheduler_config_views
 from scheduling.views import actions, cycles, lists, results, share, whatif
 
 app_name = "scheduling"
@@ -16,7 +14,7 @@ urlpatterns = [
     path("snapshots/<int:snapshot_id>/room/", whatif.snapshot_room, name="snapshot-room"),
     path(
         "snapshots/<int:snapshot_id>/scheduler/",
-        scheduler_views.snapshot_scheduler,
+        scheduler_config_views.snapshot_scheduler,
         name="snapshot-scheduler",
     ),
     path(

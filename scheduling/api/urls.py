@@ -3,7 +3,8 @@
 from django.urls import path
 
 from scheduling import converters  # noqa: F401 - registers <share_token:...>
-from scheduling.api import profiles, views
+from scheduling.api import views
+from scheduling.scheduler_config import api as scheduler_config_api
 
 app_name = "scheduling-api"
 
@@ -15,10 +16,14 @@ urlpatterns = [
     ),
     path(
         "snapshots/<int:snapshot_id>/scheduler-config/",
-        profiles.SnapshotSchedulerConfig.as_view(),
+        scheduler_config_api.SnapshotSchedulerConfig.as_view(),
         name="snapshot-scheduler-config",
     ),
-    path("scheduler-presets/", profiles.SchedulerPresets.as_view(), name="scheduler-presets"),
+    path(
+        "scheduler-presets/",
+        scheduler_config_api.SchedulerPresets.as_view(),
+        name="scheduler-presets",
+    ),
     path("analyses/<int:pk>/", views.AnalysisDetail.as_view(), name="analysis-detail"),
     path(
         "analyses/<int:pk>/rejected-nodes/",

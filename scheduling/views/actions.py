@@ -14,7 +14,7 @@ from clusters.selectors import snapshot_get
 from scheduling import selectors, services, submission
 from scheduling.reports.escaping import md_text
 from scheduling.reports.markdown import render_markdown, render_workload_markdown
-from scheduling.reports.profile import profile_lines
+from scheduling.scheduler_config.report import profile_lines
 
 
 @require_POST

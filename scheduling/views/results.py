@@ -31,8 +31,8 @@ from scheduling.constants import (
 from scheduling.models import Analysis
 from scheduling.presenters import pod as pod_presenters
 from scheduling.presenters import volumes as volume_presenters
-from scheduling.presenters.profiles import score_weights
-from scheduling.reports.profile import profile_lines
+from scheduling.scheduler_config.presenter import score_weights
+from scheduling.scheduler_config.report import profile_lines
 from scheduling.views.contexts import capacity_context, result_context, workload_context
 from scheduling.views.htmx import STOP_POLLING, HtmxHttpRequest
 

@@ -24,14 +24,14 @@ from scheduling.constants import (
 )
 from scheduling.engine.capacity import DEFAULT_LIMIT, MAX_LIMIT
 from scheduling.forms import CloneForm, ManifestForm, PodForm, RoomForm, ScaleUpForm
-from scheduling.profile_forms import SchedulerConfigForm
-from scheduling.reports.profile import profile_phrase
 from scheduling.scheduler_config import (
     SchedulerChoice,
     SchedulerSource,
     choice_as_text,
     snapshot_choice,
 )
+from scheduling.scheduler_config.forms import SchedulerConfigForm
+from scheduling.scheduler_config.report import profile_phrase
 
 # The what-if form's preset menu, when no preset is chosen.
 NONE_GIVEN = "None: the snapshot's configuration (else the default)"

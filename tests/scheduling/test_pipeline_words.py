@@ -10,8 +10,8 @@ import pytest
 from django.test import Client
 
 from scheduling.engine import analyze, preset_config
-from scheduling.profile_difference import difference_sentence
 from scheduling.scheduler_config import SchedulerChoice, SchedulerSource
+from scheduling.scheduler_config.difference import difference_sentence
 from tests.teams.conftest import member, team, team_snapshot  # noqa: F401
 
 pytestmark = pytest.mark.django_db

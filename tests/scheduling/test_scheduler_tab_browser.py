@@ -12,8 +12,8 @@ import pytest
 
 from clusters import services as cluster_services
 from scheduling.engine.plan.rules.profiles import configured
-from scheduling.presenters.profiles import profile_view
 from scheduling.scheduler_config import SchedulerChoice, presets, snapshot_scheduler_set
+from scheduling.scheduler_config.presenter import profile_view
 from tests.conftest import browser_login
 
 pytestmark = pytest.mark.browser

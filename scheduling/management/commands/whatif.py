@@ -38,15 +38,15 @@ from scheduling.management.inputs import (
     stored_snapshot_cluster,
     whatif_objects,
 )
-from scheduling.profile_difference import difference_sentence
 from scheduling.reports import gates
 from scheduling.reports.advice import render_advice_markdown, render_advice_text
 from scheduling.reports.escaping import plain
 from scheduling.reports.manifest import manifest_lines
 from scheduling.reports.markdown import render_markdown, render_workload_markdown
-from scheduling.reports.profile import profile_lines
 from scheduling.reports.text import render_capacity_text, render_text, render_workload_text
 from scheduling.scheduler_config import SchedulerChoice
+from scheduling.scheduler_config.difference import difference_sentence
+from scheduling.scheduler_config.report import profile_lines
 from scheduling.services import engine_profile
 from scheduling.workloads import WorkloadRun
 

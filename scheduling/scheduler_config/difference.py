@@ -8,7 +8,7 @@ from scheduling.engine import Explanation, analysis_difference, simulation_diffe
 from scheduling.engine.plan.rules.profiles import configured
 from scheduling.engine.profile import DEFAULT_SCHEDULER_NAME
 from scheduling.engine.profile.difference import SAME
-from scheduling.scheduler_config import SchedulerChoice
+from scheduling.scheduler_config.choice import SchedulerChoice
 from scheduling.workloads import WorkloadRun
 
 

@@ -7,16 +7,14 @@ from typing import Any
 
 from django import forms
 
-from scheduling import scheduler_config
+from scheduling.scheduler_config.choice import SchedulerChoice, choice_given, presets
 from scheduling.submission import PodRejected, submission_max_bytes
 
 PASTED = ""
 
 
 def preset_choices(none_label: str) -> list[tuple[str, str]]:
-    return [(PASTED, none_label)] + [
-        (p.name, f"{p.title} ({p.name})") for p in scheduler_config.presets().values()
-    ]
+    return [(PASTED, none_label)] + [(p.name, f"{p.title} ({p.name})") for p in presets().values()]
 
 
 class SchedulerConfigForm(forms.Form):
@@ -41,7 +39,7 @@ class SchedulerConfigForm(forms.Form):
     ) -> None:
         super().__init__(*args, **kwargs)
         self.required = required
-        self.choice: scheduler_config.SchedulerChoice | None = None
+        self.choice: SchedulerChoice | None = None
         preset = self.fields["scheduler_preset"]
         assert isinstance(preset, forms.ChoiceField)
         preset.choices = preset_choices(none_label)
@@ -55,7 +53,7 @@ class SchedulerConfigForm(forms.Form):
             # own words.
             text = upload.read(submission_max_bytes() + 1)
         try:
-            self.choice = scheduler_config.choice_given(
+            self.choice = choice_given(
                 config=text or None, preset=data.get("scheduler_preset") or None
             )
         except PodRejected as e:

@@ -4,7 +4,7 @@ first lines of the text and Markdown reports (nothing under the default profile)
 from __future__ import annotations
 
 from scheduling.reports.escaping import md_text
-from scheduling.scheduler_config import SchedulerChoice, SchedulerSource
+from scheduling.scheduler_config.choice import SchedulerChoice, SchedulerSource
 
 _SOURCE_WORDS = {
     SchedulerSource.ANALYSIS: "given with the what-if",

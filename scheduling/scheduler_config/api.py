@@ -14,7 +14,13 @@ from rest_framework.views import APIView
 from clusters import access
 from clusters.models import Snapshot
 from clusters.selectors import snapshot_get
-from scheduling import scheduler_config
+from scheduling.scheduler_config.choice import (
+    choice_given,
+    preset_body,
+    presets,
+    snapshot_choice,
+    snapshot_scheduler_set,
+)
 from scheduling.submission import PodRejected
 
 FORBIDDEN = OpenApiResponse(
@@ -52,7 +58,7 @@ class SnapshotSchedulerSerializer(serializers.Serializer[Any]):
 
 
 def snapshot_scheduler_body(snapshot: Snapshot) -> dict[str, Any]:
-    choice = scheduler_config.snapshot_choice(snapshot)
+    choice = snapshot_choice(snapshot)
     return {
         "source": str(choice.source),
         "preset": choice.preset or None,
@@ -70,9 +76,7 @@ class SchedulerPresets(APIView):
         "name, title, where it comes from and its KubeSchedulerConfiguration.",
     )
     def get(self, request: Request) -> Response:
-        return Response(
-            [scheduler_config.preset_body(p) for p in scheduler_config.presets().values()]
-        )
+        return Response([preset_body(p) for p in presets().values()])
 
 
 class SnapshotSchedulerConfig(APIView):
@@ -106,7 +110,7 @@ class SnapshotSchedulerConfig(APIView):
         incoming.is_valid(raise_exception=True)
         data = incoming.validated_data
         try:
-            choice = scheduler_config.choice_given(
+            choice = choice_given(
                 config=data.get("scheduler_config"), preset=data.get("scheduler_preset")
             )
         except PodRejected as e:
@@ -121,7 +125,7 @@ class SnapshotSchedulerConfig(APIView):
                 },
                 status=status.HTTP_400_BAD_REQUEST,
             )
-        scheduler_config.snapshot_scheduler_set(snapshot=snapshot, choice=choice)
+        snapshot_scheduler_set(snapshot=snapshot, choice=choice)
         return Response(snapshot_scheduler_body(snapshot))
 
     @extend_schema(
@@ -132,5 +136,5 @@ class SnapshotSchedulerConfig(APIView):
     def delete(self, request: Request, snapshot_id: int) -> Response:
         snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
         access.check_change(request.user, snapshot, action=access.CHANGE_CONFIG)
-        scheduler_config.snapshot_scheduler_set(snapshot=snapshot, choice=None)
+        snapshot_scheduler_set(snapshot=snapshot, choice=None)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -11,9 +11,13 @@ from django.views.decorators.http import require_http_methods
 
 from clusters import access
 from clusters.selectors import snapshot_get
-from scheduling import scheduler_config
-from scheduling.presenters.profiles import scheduler_tab
-from scheduling.profile_forms import SchedulerConfigForm
+from scheduling.scheduler_config.choice import (
+    choice_as_text,
+    snapshot_choice,
+    snapshot_scheduler_set,
+)
+from scheduling.scheduler_config.forms import SchedulerConfigForm
+from scheduling.scheduler_config.presenter import scheduler_tab
 
 
 @require_http_methods(["GET", "POST"])
@@ -27,24 +31,24 @@ def snapshot_scheduler(request: HttpRequest, snapshot_id: int) -> HttpResponse:
     if request.method == "POST":
         access.check_change(request.user, snapshot, action=access.CHANGE_CONFIG)
         if "clear" in request.POST:
-            scheduler_config.snapshot_scheduler_set(snapshot=snapshot, choice=None)
+            snapshot_scheduler_set(snapshot=snapshot, choice=None)
             messages.success(
                 request, "The snapshot runs under kube-scheduler's default profile again."
             )
             return redirect("scheduling:snapshot-scheduler", snapshot.pk)
         form = SchedulerConfigForm(request.POST, request.FILES)
         if form.is_valid():
-            scheduler_config.snapshot_scheduler_set(snapshot=snapshot, choice=form.choice)
+            snapshot_scheduler_set(snapshot=snapshot, choice=form.choice)
             messages.success(
                 request, "Saved: new what-ifs and the plan of this snapshot use this configuration."
             )
             return redirect("scheduling:snapshot-scheduler", snapshot.pk)
         status = 400
-    choice = scheduler_config.snapshot_choice(snapshot)
+    choice = snapshot_choice(snapshot)
     ctx = {
         "snapshot": snapshot,
         "form": form,
-        "config_text": scheduler_config.choice_as_text(choice),
+        "config_text": choice_as_text(choice),
         "may_change": access.can_change(request.user, snapshot),
         "who_may": access.who_may(snapshot),
         **scheduler_tab(choice, snapshot.scheduler_origin),

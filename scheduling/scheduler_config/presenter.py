@@ -12,7 +12,7 @@ from scheduling.engine.plan.rules.profiles import configured, preemption_enabled
 from scheduling.engine.profile import DEFAULT_SCHEDULER_NAME, Profile, SchedulerConfiguration
 from scheduling.engine.profile.defaults import default_args
 from scheduling.engine.profile.extension_points import build
-from scheduling.scheduler_config import SchedulerChoice, SchedulerSource, presets
+from scheduling.scheduler_config.choice import SchedulerChoice, SchedulerSource, presets
 
 # The extension points shown, in the order a pod meets them.
 SHOWN_POINTS = (
