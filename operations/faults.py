@@ -7,6 +7,7 @@ a bug), so the pages, the API and the tasks answer them alike: 503 and retry.
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from celery import current_app
@@ -56,6 +57,9 @@ class BrokerUnavailable(Exception):
         self.message = message
 
 
+_IMPORTING = threading.Lock()
+
+
 def task_named(name: str) -> Any:
     """The registered Celery task called ``name``. Services enqueue by name so that a
     service never imports its app's tasks module (which imports the service to run it):
@@ -63,7 +67,11 @@ def task_named(name: str) -> Any:
     Celery's loader import them (the autodiscovery a worker does when it starts)."""
     app = current_app
     if name not in app.tasks:
-        app.loader.import_default_modules()
+        # One thread imports; the others (a threaded web worker's first requests) wait
+        # for it rather than find the modules half imported.
+        with _IMPORTING:
+            if name not in app.tasks:
+                app.loader.import_default_modules()
     return app.tasks[name]
 
 
