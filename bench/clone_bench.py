@@ -36,7 +36,7 @@ def main() -> None:
         rows = list(Pod.objects.filter(snapshot=snapshot).order_by("pk"))
         picks = [rows[0], rows[len(rows) // 2], rows[-1]]
         get_times, post_times = [], []
-        with mock.patch("scheduling.services.analysis_enqueue"):
+        with mock.patch("scheduling.services.common.analysis_enqueue"):
             for i in range(args.runs):
                 row = picks[i % len(picks)]
                 url = f"/snapshots/{snapshot.pk}/pods/{row.pk}/what-if/"

@@ -1,7 +1,7 @@
 """Explain a real preemption: the preemptor asked as a what-if on the snapshot taken
 before it, and the engine's answer set against what happened (same node, same victims).
 
-The what-if is an ordinary pod analysis (scheduling/services.py) in the name of who
+The what-if is an ordinary pod analysis (scheduling/services/pod.py) in the name of who
 asked (counted against their unfinished work), linked from the preemption; where the
 answers differ the verdict says what may explain it. Once the what-if is done the
 verdict is stored on the preemption itself: it outlives the what-if and its snapshot

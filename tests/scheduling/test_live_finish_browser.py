@@ -45,7 +45,7 @@ def test_a_finish_followed_live_shows_every_control_a_reload_shows(
     )
     assert earlier.is_done, earlier.error
     # Queued with no message sent: the pages open on "Queued" before any worker runs them.
-    with mock.patch("scheduling.services.analysis_publish"):
+    with mock.patch("scheduling.services.common.analysis_publish"):
         queued = {
             "pod": services.analysis_create(snapshot=snapshot, pod=pending_pod("big", "3")),
             "workload": services.analysis_create_workload(

@@ -176,7 +176,9 @@ def test_a_second_what_if_on_the_same_snapshot_skips_the_load(
 ) -> None:
     first = services.analysis_create(snapshot=demo_snapshot, pod=cat3_pod)
     cluster_cache.cluster_cache_clear()  # a worker that did not ingest the snapshot
-    with mock.patch("scheduling.services.load_cluster", wraps=services.load_cluster) as load:
+    with mock.patch(
+        "scheduling.services.common.load_cluster", wraps=services.common.load_cluster
+    ) as load:
         first = services.analysis_run(analysis_id=first.pk)
         # The first loads the stored parsed form: no object is parsed again.
         assert load.call_count == 0
@@ -194,7 +196,7 @@ def test_a_second_what_if_on_the_same_snapshot_skips_the_load(
 def test_it_leaves_a_finished_analysis_alone(demo_snapshot: Any, cat3_pod: dict[str, Any]) -> None:
     analysis = services.analysis_create(snapshot=demo_snapshot, pod=cat3_pod)
     services.analysis_run(analysis_id=analysis.pk)
-    with mock.patch("scheduling.services.analyze") as engine:
+    with mock.patch("scheduling.services.pod.analyze") as engine:
         again = services.analysis_run(analysis_id=analysis.pk)
     assert engine.call_count == 0
     assert again.attempts == 1 and again.status == AnalysisStatus.DONE

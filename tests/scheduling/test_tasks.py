@@ -26,7 +26,7 @@ def test_it_runs_the_analysis(demo_snapshot: Any, cat3_pod: dict[str, Any]) -> N
 
 def test_it_records_an_unexpected_failure(demo_snapshot: Any, cat3_pod: dict[str, Any]) -> None:
     analysis = services.analysis_create(snapshot=demo_snapshot, pod=cat3_pod)
-    with mock.patch("scheduling.services.analyze", side_effect=RuntimeError("boom")):
+    with mock.patch("scheduling.services.pod.analyze", side_effect=RuntimeError("boom")):
         outcome = analysis_run_task.apply(args=[analysis.pk])
     assert outcome.failed()
     analysis.refresh_from_db()
@@ -42,7 +42,7 @@ def test_it_says_when_the_time_limit_stopped_it(
     demo_snapshot: Any, cat3_pod: dict[str, Any]
 ) -> None:
     analysis = services.analysis_create(snapshot=demo_snapshot, pod=cat3_pod)
-    with mock.patch("scheduling.services.analyze", side_effect=SoftTimeLimitExceeded()):
+    with mock.patch("scheduling.services.pod.analyze", side_effect=SoftTimeLimitExceeded()):
         analysis_run_task.apply(args=[analysis.pk])
     analysis.refresh_from_db()
     assert analysis.status == AnalysisStatus.FAILED
@@ -54,7 +54,7 @@ def test_a_redelivered_task_does_not_run_a_finished_analysis_again(
 ) -> None:
     analysis = services.analysis_create(snapshot=demo_snapshot, pod=cat3_pod)
     analysis_run_task.apply(args=[analysis.pk])
-    with mock.patch("scheduling.services.analyze") as engine:
+    with mock.patch("scheduling.services.pod.analyze") as engine:
         assert analysis_run_task.apply(args=[analysis.pk]).result == "done"
     assert engine.call_count == 0
     assert Analysis.objects.get(pk=analysis.pk).attempts == 1

@@ -239,7 +239,7 @@ def test_a_run_that_hits_the_cycle_limit_is_done_not_failed(demo_snapshot: Any) 
     def limited(*args: Any, **kwargs: Any) -> Any:
         return real(*args, **{**kwargs, "cycle_limit": 5})
 
-    with mock.patch("scheduling.services.simulate", limited):
+    with mock.patch("scheduling.services.workload.simulate", limited):
         a = services.analysis_run(analysis_id=a.pk)
     assert a.status == "done"
     assert a.result["stop_reason"] == "cycle-limit"
@@ -448,7 +448,7 @@ def test_a_running_simulation_writes_the_cycle_it_reached(demo_snapshot: Any) ->
 
         return simulate(*args, on_cycle=cycle, **kwargs)
 
-    with mock.patch("scheduling.services.simulate", watched):
+    with mock.patch("scheduling.services.workload.simulate", watched):
         services.analysis_run(analysis_id=a.pk)
     # The first cycle is written at once (later ones at most every half second).
     assert seen[0] == ("running", 1)

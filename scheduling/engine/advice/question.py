@@ -2,7 +2,7 @@
 
 A re-run goes through the entry points the analyses use: ``analyze`` for a lone pod,
 the workload's objects expanded and admitted as when submitted then ``simulate`` for a
-workload (scheduling/services.py computes both the same way), with the same cluster,
+workload (scheduling/services/ computes both the same way), with the same cluster,
 scheduler configuration and hypothetical PriorityClasses.
 
 What the re-runs share, and why it is safe: the parsed Cluster (analyze and simulate
