@@ -45,7 +45,7 @@ class Advice(LeasedWork):
     # scheduling.engine.advice.Advice.to_dict() once done: the contract, then the notes
     # and what the search cost.
     answer = models.JSONField(null=True, blank=True)
-    # Who asked: it counts against their unfinished work (scheduling/budgets.py).
+    # Who asked: it counts against their unfinished work (scheduling/running/budgets.py).
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,

@@ -24,16 +24,16 @@ from django.utils import timezone
 from advice.models import Advice
 from operations.faults import BrokerUnavailable, publish
 from operations.leases import lease_heartbeat, lease_release_fields
-from scheduling.budgets import WorkerStopping, unfinished_slot, worker_stopping
-from scheduling.cancellation import Cancelled
+from scheduling.analyses.submission import workload_max_replicas
 from scheduling.constants import AnalysisStatus
 from scheduling.engine import ENGINE_VERSION, Cluster, EngineConfig, InvalidInput
 from scheduling.engine.advice import PodQuestion, Question, WorkloadQuestion, advise
 from scheduling.engine.budgets import with_budgets
 from scheduling.engine.workload import manifest_budgets
 from scheduling.models import Analysis
+from scheduling.running.budgets import WorkerStopping, unfinished_slot, worker_stopping
+from scheduling.running.cancellation import Cancelled
 from scheduling.services import snapshot_load
-from scheduling.submission import workload_max_replicas
 
 log = logging.getLogger(__name__)
 

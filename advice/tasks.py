@@ -13,8 +13,8 @@ from celery.exceptions import Reject
 from advice import services
 from advice.models import Advice
 from operations.faults import DATABASE_FAULTS, database_retry
-from scheduling.budgets import worker_stopping
 from scheduling.constants import AnalysisStatus
+from scheduling.running.budgets import worker_stopping
 from scheduling.tasks import RecordsFailureTask
 
 log = logging.getLogger(__name__)

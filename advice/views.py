@@ -19,8 +19,8 @@ from advice import selectors, services
 from advice.apply import cluster_change
 from advice.presenters import outcome_words
 from scheduling import selectors as analyses
-from scheduling.budgets import TooManyUnfinished
 from scheduling.models import Analysis
+from scheduling.running.budgets import TooManyUnfinished
 
 STOP_POLLING = 286
 

@@ -22,11 +22,11 @@ from django.template.loader import render_to_string  # noqa: E402
 
 from bench.generate_cluster import generate, run_sized  # noqa: E402
 from bench.simulate_bench import replicas  # noqa: E402
+from scheduling.analyses.workloads import WorkloadRun  # noqa: E402
 from scheduling.engine import load_cluster, simulate  # noqa: E402
 from scheduling.engine.workload import admit, expand_workload  # noqa: E402
 from scheduling.models import Analysis  # noqa: E402
 from scheduling.views.contexts import workload_context  # noqa: E402
-from scheduling.workloads import WorkloadRun  # noqa: E402
 
 
 def deployment(name: str, count: int, cpu: str, memory: str, cls: str) -> dict[str, Any]:

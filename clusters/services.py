@@ -28,10 +28,10 @@ from operations.faults import BrokerUnavailable, is_database_fault, publish
 from operations.incidents import record_incident
 from operations.input_limits import unstorable_value
 from operations.leases import lease_heartbeat, lease_release_fields
-from scheduling.budgets import unfinished_slot
-from scheduling.cancellation import keep_running_slots
 from scheduling.engine import InvalidInput
 from scheduling.engine.collector import collector_paused
+from scheduling.running.budgets import unfinished_slot
+from scheduling.running.cancellation import keep_running_slots
 
 log = logging.getLogger(__name__)
 
@@ -281,7 +281,7 @@ def snapshot_pin(*, snapshot: models.Snapshot, by: Any, pinned: bool = True) -> 
 
 def snapshot_delete(*, snapshot: models.Snapshot) -> None:
     """Deletes the snapshot and its analyses; their runs already going keep the owner's
-    slots until they stop (scheduling/cancellation.py)."""
+    slots until they stop (scheduling/running/cancellation.py)."""
     with transaction.atomic():
         keep_running_slots(analyses=snapshot.analyses.all())
         snapshot.delete()
@@ -332,7 +332,7 @@ def _keep_parsed(snapshot: models.Snapshot, cluster: Any) -> None:
     """The cluster just built, kept for the what-ifs to come: stored for every worker
     (clusters.parsed) and put in this process's cache. The snapshot is ready whatever
     happens here: a what-if then parses the objects again."""
-    from scheduling import cluster_cache
+    from scheduling.running import cluster_cache
 
     cluster_cache.cluster_cache_put(
         key=cluster_cache.cluster_cache_key(snapshot=snapshot), value=cluster

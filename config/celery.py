@@ -62,7 +62,7 @@ def _stop_reconciler(**kwargs: object) -> None:
     heartbeat_stop()
 
 
-# SIGTERM: the running analysis stops at its next budget check (scheduling/budgets.py) and
+# SIGTERM: the running analysis stops at its next budget check (scheduling/running/budgets.py) and
 # goes back to the queue, so a shutdown takes seconds, not the rest of the analysis.
 # The worker's main process hears it first (solo and threads pools run the analysis
 # there); it tells its prefork children with SIGUSR2, which Celery leaves unused in them,
@@ -71,7 +71,7 @@ _TELL_CHILDREN = signal.SIGUSR2
 
 
 def _stop_analyses(signum: int = 0, frame: object = None) -> None:
-    from scheduling.budgets import worker_stop
+    from scheduling.running.budgets import worker_stop
 
     worker_stop()
 

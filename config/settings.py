@@ -329,7 +329,7 @@ CACHES = {
     ),
 }
 
-# What one analysis may take (scheduling.budgets): wall-clock seconds and scheduling
+# What one analysis may take (scheduling.running.budgets): wall-clock seconds and scheduling
 # cycles of a workload's run, the size of a stored result; and how many analyses one
 # user may have queued or running at once (the fairness bound: 429 beyond it).
 PREEMPTLAB_ANALYSIS_SECONDS = env.float("PREEMPTLAB_ANALYSIS_SECONDS", default=120.0)

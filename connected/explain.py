@@ -20,10 +20,10 @@ from clusters.models import Pod, Snapshot
 from clusters.selectors import pod_manifest
 from connected.history.models import DeletedSnapshot, ObservedPreemption
 from connected.history.services import snapshot_before
+from scheduling.analyses.submission import PodRejected, priority_class_row_object
 from scheduling.constants import AnalysisSource
 from scheduling.models import Analysis
 from scheduling.services import analysis_create
-from scheduling.submission import PodRejected, priority_class_row_object
 
 # What a snapshot's picture of the cluster cannot hold, said when the answers differ.
 WHY_IT_MAY_DIFFER = (

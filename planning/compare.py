@@ -17,9 +17,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from scheduling.analyses.workloads import WorkloadRun
 from scheduling.engine import VictimDetail
 from scheduling.engine.words import NAMES_IN_A_SENTENCE, join_names, plural
-from scheduling.workloads import WorkloadRun
 
 POD, WORKLOAD = "pod", "workload"
 FITS, PREEMPTS, UNSCHEDULABLE = "fits", "preempts", "unschedulable"

@@ -25,10 +25,10 @@ from operations.leases import lease_heartbeat, lease_release_fields
 from operations.recent import Recent
 from planning.models import FirstInLineRanking
 from planning.services import SnapshotNotReady
-from scheduling.budgets import unfinished_slot
 from scheduling.constants import AnalysisStatus
 from scheduling.engine import ENGINE_VERSION, InvalidInput
 from scheduling.engine.plan.first_in_line import FirstInLine, first_in_line
+from scheduling.running.budgets import unfinished_slot
 from scheduling.scheduler_config import snapshot_choice
 from scheduling.services import snapshot_load
 

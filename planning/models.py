@@ -44,7 +44,7 @@ class FirstInLineRanking(LeasedWork):
     engine_version = models.CharField(max_length=64, blank=True, default="")
     # FirstInLine.to_dict() once done.
     answer = models.JSONField(null=True, blank=True)
-    # Who asked: it counts against their unfinished work (scheduling/budgets.py). Null:
+    # Who asked: it counts against their unfinished work (scheduling/running/budgets.py). Null:
     # a connected cluster's read queued it (the cluster's own slot, no user's).
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -7,7 +7,7 @@ from collections.abc import Collection, Hashable
 from clusters.models import Snapshot
 from operations.recent import Recent
 from planning.plan import Plan, plan_of
-from scheduling.cluster_cache import cluster_cache_key
+from scheduling.running.cluster_cache import cluster_cache_key
 from scheduling.scheduler_config import snapshot_choice
 from scheduling.services import snapshot_load
 

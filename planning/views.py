@@ -27,13 +27,13 @@ from planning.reports import (
 )
 from planning.services import SnapshotNotReady
 from planning.services import snapshot_plan as snapshot_plan_of
-from scheduling.budgets import TooManyUnfinished
 from scheduling.engine import InvalidInput
 from scheduling.engine.capacity import Size
 from scheduling.engine.objects import CPU, MEMORY
 from scheduling.engine.plan.first_in_line import DEFAULT_LIMIT, MAX_LIMIT
 from scheduling.engine.quantity import resource_value
 from scheduling.engine.words import plural
+from scheduling.running.budgets import TooManyUnfinished
 
 # htmx stops polling on this status (and swaps the answer in): the ranking is stored.
 STOP_POLLING = 286

@@ -20,6 +20,8 @@ from django.utils import timezone
 from clusters import access
 from clusters.ingest.scrub import scrub_report_lines
 from operations.leases import LeasedWork
+from scheduling.analyses.explanations import explanation_load
+from scheduling.analyses.workloads import WorkloadRun
 from scheduling.constants import (
     ACTIVE_STATUSES,
     ANALYSIS_OUTCOMES,
@@ -29,10 +31,8 @@ from scheduling.constants import (
 )
 from scheduling.engine import Explanation
 from scheduling.engine.capacity import Capacity, RoomByClass
-from scheduling.explanations import explanation_load
 from scheduling.reports.gates import verdict_of, verdict_of_run
 from scheduling.scheduler_config import SchedulerChoice, SchedulerSource
-from scheduling.workloads import WorkloadRun
 
 
 class AnalysisQuerySet(models.QuerySet["Analysis"]):
@@ -78,14 +78,14 @@ class Analysis(LeasedWork):
     engine_seconds = models.FloatField(null=True, blank=True)
     engine_version = models.CharField(max_length=64, blank=True, default="")
     # Explanation.to_json() (schema_version 2), or the three columns of an analysis
-    # stored before it, moved here as they were (see scheduling.explanations).
+    # stored before it, moved here as they were (see scheduling.analyses.explanations).
     explanation = models.JSONField(null=True, blank=True)
     # A capacity what-if (how many replicas of a pod fit): ``pod`` holds {"objects": [the
     # template Pod], "limit": N}, or for every user class at once {"objects": [], "size":
     # {"cpu", "memory"}, "limit": N}; ``simulation`` the answer (capacity_to_json).
     # A workload what-if: ``pod`` then holds {"objects": [...as submitted...],
     # "pods": [...the pending pods they expand to, admitted...]}, and ``simulation``
-    # the stored run (scheduling.workloads.WorkloadRun.to_json()).
+    # the stored run (scheduling.analyses.workloads.WorkloadRun.to_json()).
     kind = models.CharField(max_length=16, choices=AnalysisKind.choices, default=AnalysisKind.POD)
     recreate_victims = models.BooleanField(default=False)
     # A workload run that keeps time: grace periods, arrivals (DESIGN.md, "Timeline").
@@ -122,7 +122,7 @@ class Analysis(LeasedWork):
     )
     cycle = models.PositiveIntegerField(null=True, blank=True)
     # Who asked (a member on a team's snapshot, its owner, Explain's user): the
-    # unfinished work one user may have counts what they asked (scheduling/budgets.py).
+    # unfinished work one user may have counts what they asked (scheduling/running/budgets.py).
     # Null: asked by no user (work a cluster's read queued itself).
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -261,7 +261,7 @@ def new_share_token() -> str:
 class StoppingRun(models.Model):
     """A deleted analysis whose run had started: it still holds a worker, so it still
     counts against its owner's unfinished work until the run notices and stops
-    (scheduling/cancellation.py)."""
+    (scheduling/running/cancellation.py)."""
 
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="stopping_runs"

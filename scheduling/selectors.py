@@ -45,7 +45,7 @@ def analysis_rows(
     """analysis_list for the pages' tables: each row also carries its node, class and
     victims, read out of the stored explanation by the database (not loaded whole)."""
     # An analysis stored before the explanation existed keeps these under "result"
-    # (scheduling.explanations, schema 1).
+    # (scheduling.analyses.explanations, schema 1).
     return analysis_list(user=user, snapshot=snapshot, team=team).annotate(
         result_node=Coalesce(_text("explanation__node"), _text("explanation__result__node")),
         result_class=Coalesce(

@@ -8,7 +8,7 @@ stops renewing its lease, and the reconciler (operations/reconciler.py) sends a 
 message once the lease has expired. A task that loses the database retries
 with backoff instead of being acknowledged as done. A worker asked to stop
 (SIGTERM) stops its running analysis within seconds and queues it again
-(config/celery.py, scheduling/budgets.py).
+(config/celery.py, scheduling/running/budgets.py).
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from celery.exceptions import Reject, SoftTimeLimitExceeded
 
 from operations.faults import DATABASE_FAULTS, database_retry, is_database_fault
 from scheduling import services
-from scheduling.budgets import worker_stopping
 from scheduling.constants import ANALYSIS_RUN_TASK, AnalysisStatus
 from scheduling.models import Analysis
+from scheduling.running.budgets import worker_stopping
 
 log = logging.getLogger(__name__)
 

@@ -210,3 +210,21 @@ def test_only_the_entry_point_imports_the_cli():
         if "preemptlab.cli" in imported(f)
     }
     assert importers <= {"preemptlab.__main__"}
+
+
+def test_the_scheduling_app_keeps_only_entry_points_at_its_top():
+    # Django's entry points, the app's states and its URL converters; everything else
+    # lives in a room of its own (README, Layout).
+    top = {p.stem for p in (ROOT / "scheduling").glob("*.py")}
+    assert top <= {
+        "__init__",
+        "admin",
+        "apps",
+        "constants",
+        "converters",
+        "models",
+        "selectors",
+        "tasks",
+        "urls",
+    }
+    assert (ROOT / "scheduling" / "scheduler_config" / "__init__.py").is_file()

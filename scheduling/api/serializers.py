@@ -9,7 +9,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.request import Request
 
-from scheduling import scheduler_config, submission
+from scheduling import scheduler_config
+from scheduling.analyses import submission
 from scheduling.constants import ANALYSIS_OUTCOMES, AnalysisKind, WorkloadOutcome
 from scheduling.engine.capacity import DEFAULT_LIMIT, MAX_LIMIT
 from scheduling.models import Analysis, ShareLink

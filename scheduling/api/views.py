@@ -29,7 +29,8 @@ from rest_framework.views import APIView
 from clusters import access
 from clusters.selectors import snapshot_get
 from operations.input_limits import submission_body
-from scheduling import rendered_cache, selectors, services, submission
+from scheduling import selectors, services
+from scheduling.analyses import rendered_cache, submission
 from scheduling.api.serializers import (
     AnalysisAcceptedSerializer,
     AnalysisCompactSerializer,

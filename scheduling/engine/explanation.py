@@ -23,7 +23,7 @@ from .profile.profile_map import DEFAULT_PROFILE_REF, SchedulerProfileRef
 from .schedule import HostSelection
 
 # 1: the contract, ``details`` and ``node_view`` in three columns (read by the web
-# layer's scheduling.explanations). 2: this structure, in one.
+# layer's scheduling.analyses.explanations). 2: this structure, in one.
 SCHEMA_VERSION = 2
 
 

@@ -3,7 +3,7 @@ split: a manifest (pod or workload, manifest.py), the short form and a clone of 
 (pod.py), a controller scaled up (workload.py), a size in every class (capacity.py), and
 what they share (common.py).
 
-Each form builds what the API would be given and has scheduling/submission.py read it, so
+Each form builds what the API would be given and has scheduling/analyses/submission.py read it, so
 a bad quantity or an unknown class is shown next to the field it came from, in the
 engine's own words. This package only re-exports; its modules import each other by
 module.

@@ -6,7 +6,7 @@ from typing import Any
 
 from django import forms
 
-from scheduling import submission
+from scheduling.analyses import submission
 from scheduling.engine.capacity import DEFAULT_LIMIT, MAX_LIMIT, Size
 from scheduling.forms.common import QUANTITY_HINTS, quantity_field
 

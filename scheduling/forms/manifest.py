@@ -1,6 +1,6 @@
 """A manifest pasted or uploaded: one Pod is a pod's what-if, a controller, a List or
 several documents a workload's, PriorityClasses beside them the what-if's own classes;
-read and checked as the API reads it (scheduling/submission.py)."""
+read and checked as the API reads it (scheduling/analyses/submission.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 from django import forms
 
 from clusters.models import Snapshot
-from scheduling import submission
+from scheduling.analyses import submission
 from scheduling.engine.hypothetical import is_priority_class
 from scheduling.engine.objects import ARRIVAL_SECONDS
 

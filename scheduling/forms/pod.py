@@ -10,7 +10,7 @@ from typing import Any, cast
 from django import forms
 
 from clusters.models import Snapshot
-from scheduling import submission
+from scheduling.analyses import submission
 from scheduling.engine.hypothetical import priority_class_object
 from scheduling.forms.common import QUANTITY_HINTS, quantity_field
 

@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 
 from clusters.models import Snapshot
-from scheduling import submission
+from scheduling.analyses import submission
 
 
 class ScaleUpForm(forms.Form):

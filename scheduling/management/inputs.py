@@ -13,6 +13,7 @@ from django.core.management.base import CommandError, CommandParser
 from clusters.models import Snapshot
 from clusters.selectors import snapshot_find, snapshot_objects
 from scheduling import scheduler_config
+from scheduling.analyses.submission import PodRejected
 from scheduling.engine import Cluster, load_cluster, read_documents
 from scheduling.engine.words import join_names, plural
 from scheduling.engine.workload import (
@@ -24,7 +25,6 @@ from scheduling.engine.workload import (
 from scheduling.reports import gates
 from scheduling.reports.escaping import md_code, md_text, plain
 from scheduling.scheduler_config import SchedulerChoice, SchedulerSource
-from scheduling.submission import PodRejected
 
 
 def add_stored_snapshot_arguments(parser: CommandParser) -> None:

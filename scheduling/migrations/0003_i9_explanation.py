@@ -1,7 +1,7 @@
 """One column for the explanation: the three columns of older analyses move into it.
 
 The rows are moved as they are (``{"result", "details", "node_view"}``, which
-scheduling.explanations reads as schema 1), so nothing is recomputed and no
+scheduling.analyses.explanations reads as schema 1), so nothing is recomputed and no
 snapshot is needed. Backwards, schema 1 rows get their three columns back; rows
 stored in schema 2 get the contract back from it.
 """

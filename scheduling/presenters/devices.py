@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scheduling.analyses.workloads import NodeChange, WorkloadRun
 from scheduling.engine import Explanation
 from scheduling.engine.dra.waiting import ClassWait, noun
-from scheduling.workloads import NodeChange, WorkloadRun
 
 
 def _capital(sentence: str) -> str:

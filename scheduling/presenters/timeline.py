@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from scheduling.analyses.workloads import WorkloadRun
 from scheduling.engine.simulate import (
     Cycle,
     CycleResult,
@@ -23,7 +24,6 @@ from scheduling.engine.simulate.scheduler import EPOCH
 from scheduling.engine.words import join_names
 from scheduling.presenters.pod import duration_text
 from scheduling.presenters.workload import column_labels, text_width
-from scheduling.workloads import WorkloadRun
 
 # Below this a pod "runs at once": the queue's own steps are milliseconds.
 AT_ONCE_SECONDS = 1.0

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from scheduling.analyses.workloads import WorkloadRun
 from scheduling.engine import Explanation
 from scheduling.engine.explanation import AttachmentCount, NodeVerdict, StatusRecord
 from scheduling.engine.plugins import names
 from scheduling.presenters.pod import RejectedGroup
-from scheduling.workloads import WorkloadRun
 
 # kube-scheduler's four volume filter plugins: a node one of them rejected is
 # rejected for its volumes.

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from scheduling.analyses.workloads import NodeChange, VictimInfo, WorkloadRun
 from scheduling.constants import VICTIMS_LISTED_PER_GROUP, WORKLOAD_SVG_MAX_CYCLES
 from scheduling.engine.quantity import format_quantity
 from scheduling.engine.simulate import CycleResult, PDBReport
 from scheduling.engine.words import join_names, plural
-from scheduling.workloads import NodeChange, VictimInfo, WorkloadRun
 
 
 def app_of(victim: VictimInfo) -> str:

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from scheduling.analyses.workloads import VictimInfo, WorkloadRun
 from scheduling.engine import Explanation, Outcome, VictimDetail
-from scheduling.workloads import VictimInfo, WorkloadRun
 
 # Exit codes of `whatif`: 0 every gate holds, GATE_FAILED a gate tripped,
 # BAD_INPUT the command could not answer (unreadable file, unknown snapshot).

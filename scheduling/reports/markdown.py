@@ -9,6 +9,7 @@ that tripped, if any.
 
 from __future__ import annotations
 
+from scheduling.analyses.workloads import WorkloadRun
 from scheduling.engine import Explanation, Outcome
 from scheduling.engine.words import plural
 from scheduling.presenters import pod as pod_presenters
@@ -16,7 +17,6 @@ from scheduling.presenters import workload as workload_presenters
 from scheduling.presenters.timeline import waits_sentences
 from scheduling.reports import volumes as volume_reports
 from scheduling.reports.escaping import md_code, md_text
-from scheduling.workloads import WorkloadRun
 
 
 def _cell(text: object) -> str:

@@ -9,6 +9,7 @@ timeline presenters over the same run.
 
 from __future__ import annotations
 
+from scheduling.analyses.workloads import WorkloadRun
 from scheduling.engine import Explanation, Outcome
 from scheduling.engine.capacity import Capacity, Placement
 from scheduling.engine.words import join_names, plural
@@ -18,7 +19,6 @@ from scheduling.presenters import workload as wp
 from scheduling.presenters.timeline import waits_sentences
 from scheduling.reports import volumes as volume_reports
 from scheduling.reports.escaping import plain
-from scheduling.workloads import WorkloadRun
 
 # Nodes listed by name per group; the rest are counted.
 NODES_PER_GROUP = 5

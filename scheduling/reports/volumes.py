@@ -3,11 +3,11 @@ result page (``presenters.volumes``), one block each the reports add to theirs."
 
 from __future__ import annotations
 
+from scheduling.analyses.workloads import WorkloadRun
 from scheduling.engine import Explanation
 from scheduling.engine.words import join_names, plural
 from scheduling.presenters import volumes as vp
 from scheduling.reports.escaping import md_code, md_text
-from scheduling.workloads import WorkloadRun
 
 
 def pin_text(ex: Explanation) -> list[str]:

@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from clusters import access
 from clusters.models import Snapshot
 from clusters.selectors import snapshot_get
+from scheduling.analyses.submission import PodRejected
 from scheduling.scheduler_config.choice import (
     choice_given,
     preset_body,
@@ -21,7 +22,6 @@ from scheduling.scheduler_config.choice import (
     snapshot_choice,
     snapshot_scheduler_set,
 )
-from scheduling.submission import PodRejected
 
 FORBIDDEN = OpenApiResponse(
     inline_serializer("Forbidden", {"detail": serializers.CharField(help_text="Who may.")}),

@@ -15,6 +15,7 @@ import yaml
 from django.db import models, transaction
 
 from operations.input_limits import unstorable_value
+from scheduling.analyses.submission import PodRejected, manifest_objects
 from scheduling.engine import InvalidInput, Preset, load_scheduler_config
 from scheduling.engine import presets as engine_presets
 from scheduling.engine.profile import (
@@ -23,7 +24,6 @@ from scheduling.engine.profile import (
     SOURCE_DEFAULT,
     SOURCE_SNAPSHOT,
 )
-from scheduling.submission import PodRejected, manifest_objects
 
 if TYPE_CHECKING:
     from clusters.models import Snapshot

@@ -4,12 +4,12 @@ explanation or a workload's run, beside the default profile's answer to the same
 
 from __future__ import annotations
 
+from scheduling.analyses.workloads import WorkloadRun
 from scheduling.engine import Explanation, analysis_difference, simulation_difference
 from scheduling.engine.plan.rules.profiles import configured
 from scheduling.engine.profile import DEFAULT_SCHEDULER_NAME
 from scheduling.engine.profile.difference import SAME
 from scheduling.scheduler_config.choice import SchedulerChoice
-from scheduling.workloads import WorkloadRun
 
 
 def difference_sentence(

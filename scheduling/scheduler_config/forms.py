@@ -7,8 +7,8 @@ from typing import Any
 
 from django import forms
 
+from scheduling.analyses.submission import PodRejected, submission_max_bytes
 from scheduling.scheduler_config.choice import SchedulerChoice, choice_given, presets
-from scheduling.submission import PodRejected, submission_max_bytes
 
 PASTED = ""
 

@@ -9,7 +9,7 @@ analysis, as presenters/ and reports/ are split.
   on another snapshot, ``analysis_run`` which the Celery task calls);
 - ``sharing``: share links.
 
-The HTML views, the API and the Celery task call these names; scheduling/submission.py
+The HTML views, the API and the Celery task call these names; scheduling/analyses/submission.py
 reads and checks the input first. This package only re-exports; its modules import each
 other by module.
 """

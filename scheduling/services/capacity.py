@@ -11,10 +11,12 @@ from typing import Any
 import orjson
 
 from clusters.models import Snapshot
-from scheduling.budgets import (
-    AnalysisBudget,
-    OutOfTime,
-    result_too_large,
+from scheduling.analyses.submission import (
+    PodRejected,
+    SnapshotNotReady,
+    capacity_limit_check,
+    pod_validate,
+    priority_classes_check,
 )
 from scheduling.constants import (
     AnalysisKind,
@@ -34,6 +36,11 @@ from scheduling.engine.capacity import (
 )
 from scheduling.models import Analysis, capacity_to_json
 from scheduling.presenters.capacity import capacity_sentence, room_sentence
+from scheduling.running.budgets import (
+    AnalysisBudget,
+    OutOfTime,
+    result_too_large,
+)
 from scheduling.scheduler_config import SchedulerChoice
 from scheduling.services.common import (
     Progress,
@@ -41,13 +48,6 @@ from scheduling.services.common import (
     analysis_fail,
     analysis_queue,
     engine_profile,
-)
-from scheduling.submission import (
-    PodRejected,
-    SnapshotNotReady,
-    capacity_limit_check,
-    pod_validate,
-    priority_classes_check,
 )
 
 logger = logging.getLogger(__name__)

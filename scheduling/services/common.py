@@ -20,11 +20,9 @@ from clusters.parsed import parsed_cluster_fetch, parsed_cluster_store
 from clusters.selectors import snapshot_objects
 from operations.faults import BrokerUnavailable, publish
 from operations.leases import lease_release_fields
-from scheduling import cluster_cache
-from scheduling.budgets import (
-    unfinished_slot,
+from scheduling.analyses.submission import (
+    submission_scrub,
 )
-from scheduling.cancellation import Cancelled, analysis_cancel
 from scheduling.constants import (
     ANALYSIS_RUN_TASK,
     AnalysisStatus,
@@ -35,10 +33,12 @@ from scheduling.engine import (
     load_cluster,
 )
 from scheduling.models import Analysis
-from scheduling.scheduler_config import SchedulerChoice, choice_for
-from scheduling.submission import (
-    submission_scrub,
+from scheduling.running import cluster_cache
+from scheduling.running.budgets import (
+    unfinished_slot,
 )
+from scheduling.running.cancellation import Cancelled, analysis_cancel
+from scheduling.scheduler_config import SchedulerChoice, choice_for
 
 logger = logging.getLogger(__name__)
 
@@ -226,7 +226,7 @@ def analysis_fail(*, analysis_id: int, error: str) -> Analysis:
 def analysis_delete(*, analysis: Analysis) -> None:
     """Deletes the analysis with its share links (they answer 404 from then on) and its
     cycle explanations. A run already going stops within a second, and counts against
-    its owner's unfinished work until it has (scheduling/cancellation.py)."""
+    its owner's unfinished work until it has (scheduling/running/cancellation.py)."""
     analysis_cancel(analysis=analysis)
 
 

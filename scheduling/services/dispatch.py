@@ -12,10 +12,11 @@ from typing import Any
 
 from clusters.models import Snapshot
 from operations.leases import lease_heartbeat
-from scheduling.budgets import (
-    WorkerStopping,
+from scheduling.analyses.submission import (
+    is_single_pod,
+    manifest_objects,
+    whatif_split,
 )
-from scheduling.cancellation import Cancelled, run_stopped
 from scheduling.constants import (
     AnalysisKind,
     AnalysisSource,
@@ -24,16 +25,15 @@ from scheduling.engine.capacity import (
     Size,
 )
 from scheduling.models import Analysis
+from scheduling.running.budgets import (
+    WorkerStopping,
+)
+from scheduling.running.cancellation import Cancelled, run_stopped
 from scheduling.scheduler_config import SchedulerChoice, SchedulerSource
 from scheduling.services.capacity import analysis_create_capacity, capacity_store
 from scheduling.services.common import analysis_claim, analysis_requeue_stopped, snapshot_load
 from scheduling.services.pod import analysis_create, pod_store
 from scheduling.services.workload import analysis_create_workload, workload_store
-from scheduling.submission import (
-    is_single_pod,
-    manifest_objects,
-    whatif_split,
-)
 
 logger = logging.getLogger(__name__)
 
@@ -120,7 +120,7 @@ def analysis_run(*, analysis_id: int, task_id: str = "") -> Analysis:
     A finished analysis is left as it is, and so is one another live task holds;
     a queued one runs; a running one whose worker died runs again. While it runs
     a heartbeat keeps its lease, so the reconciler leaves it alone. Deleted while it
-    runs, it stops (scheduling/cancellation.py) and its owner's slot is freed then.
+    runs, it stops (scheduling/running/cancellation.py) and its owner's slot is freed then.
     """
     task_id = task_id or f"direct-{uuid.uuid4().hex}"
     analysis, claimed = analysis_claim(analysis_id=analysis_id, task_id=task_id)

@@ -11,10 +11,11 @@ from typing import Any
 import orjson
 
 from clusters.models import Snapshot
-from scheduling.budgets import (
-    AnalysisBudget,
-    OutOfTime,
-    result_too_large,
+from scheduling.analyses.submission import (
+    PodRejected,
+    SnapshotNotReady,
+    pod_validate,
+    priority_classes_check,
 )
 from scheduling.constants import (
     AnalysisSource,
@@ -32,6 +33,11 @@ from scheduling.engine.workload import (
     manifest_budgets,
 )
 from scheduling.models import Analysis
+from scheduling.running.budgets import (
+    AnalysisBudget,
+    OutOfTime,
+    result_too_large,
+)
 from scheduling.scheduler_config import SchedulerChoice
 from scheduling.scheduler_config.difference import difference_sentence
 from scheduling.services.common import (
@@ -39,12 +45,6 @@ from scheduling.services.common import (
     analysis_fail,
     analysis_queue,
     engine_profile,
-)
-from scheduling.submission import (
-    PodRejected,
-    SnapshotNotReady,
-    pod_validate,
-    priority_classes_check,
 )
 
 logger = logging.getLogger(__name__)

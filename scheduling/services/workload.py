@@ -13,11 +13,12 @@ from typing import Any
 import orjson
 
 from clusters.models import Snapshot
-from scheduling.budgets import (
-    AnalysisBudget,
-    OutOfTime,
-    result_too_large,
+from scheduling.analyses.submission import (
+    SnapshotNotReady,
+    priority_classes_check,
+    workload_expand,
 )
+from scheduling.analyses.workloads import WorkloadRun
 from scheduling.constants import (
     AnalysisKind,
     AnalysisSource,
@@ -37,6 +38,11 @@ from scheduling.engine.workload import (
 )
 from scheduling.models import Analysis
 from scheduling.presenters.workload import workload_sentence
+from scheduling.running.budgets import (
+    AnalysisBudget,
+    OutOfTime,
+    result_too_large,
+)
 from scheduling.scheduler_config import SchedulerChoice
 from scheduling.scheduler_config.difference import difference_sentence
 from scheduling.services.common import (
@@ -46,12 +52,6 @@ from scheduling.services.common import (
     analysis_queue,
     engine_profile,
 )
-from scheduling.submission import (
-    SnapshotNotReady,
-    priority_classes_check,
-    workload_expand,
-)
-from scheduling.workloads import WorkloadRun
 
 logger = logging.getLogger(__name__)
 

@@ -11,7 +11,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from clusters import access
 from clusters.selectors import snapshot_get
-from scheduling import selectors, services, submission
+from scheduling import selectors, services
+from scheduling.analyses import submission
 from scheduling.reports.escaping import md_text
 from scheduling.reports.markdown import render_markdown, render_workload_markdown
 from scheduling.scheduler_config.report import profile_lines

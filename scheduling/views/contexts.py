@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scheduling.analyses.workloads import WorkloadRun
 from scheduling.constants import (
     CANDIDATES_PER_PAGE,
     CAPACITY_ROWS_PER_PAGE,
@@ -22,7 +23,6 @@ from scheduling.presenters import timeline as timeline_presenters
 from scheduling.presenters import volumes as volume_presenters
 from scheduling.presenters import workload as workload_presenters
 from scheduling.reports.manifest import manifest_lines
-from scheduling.workloads import WorkloadRun
 
 
 def workload_context(

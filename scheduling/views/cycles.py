@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.views.decorators.http import require_POST
 
-from scheduling import selectors, services, submission
+from scheduling import selectors, services
+from scheduling.analyses import submission
 
 
 @require_POST

@@ -22,7 +22,8 @@ from clusters import access
 from clusters.selectors import snapshot_list
 from operations.faults import BrokerUnavailable
 from planning import selectors as planning_selectors
-from scheduling import rendered_cache, selectors, services
+from scheduling import selectors, services
+from scheduling.analyses import rendered_cache
 from scheduling.constants import (
     REJECTED_GROUP_NODES_PER_PAGE,
     STALE_QUEUED_SECONDS,

@@ -18,7 +18,8 @@ from clusters.models import Snapshot
 from clusters.selectors import pod_manifest, snapshot_demo_find, snapshot_get
 from clusters.services import snapshot_load_demo
 from operations.input_limits import submission_body
-from scheduling import selectors, services, submission
+from scheduling import selectors, services
+from scheduling.analyses import submission
 from scheduling.constants import (
     AnalysisSource,
 )

@@ -11,8 +11,8 @@ import pytest
 
 from advice import services
 from advice.models import Advice
-from scheduling.cancellation import Cancelled
 from scheduling.models import Analysis
+from scheduling.running.cancellation import Cancelled
 from tests.planning.conftest import demo_pod, run_pod
 
 pytestmark = pytest.mark.django_db

@@ -15,7 +15,7 @@ from django.contrib.auth.models import Group
 
 from connected.models import Cluster
 from connected.services import cluster_create
-from scheduling import cluster_cache
+from scheduling.running import cluster_cache
 from tests.cli.conftest import DEMO
 from tests.cli.fake_apiserver import FakeAPIServer
 from tests.clusters.builders import small_cluster

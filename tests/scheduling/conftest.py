@@ -10,7 +10,8 @@ from rest_framework.test import APIClient
 
 from clusters.demo import demo_cat3_pod, demo_objects
 from clusters.services import snapshot_create_from_objects, snapshot_load_demo
-from scheduling import cluster_cache, rendered_cache
+from scheduling.analyses import rendered_cache
+from scheduling.running import cluster_cache
 
 
 @pytest.fixture(autouse=True)

@@ -143,7 +143,7 @@ def stored_snapshot(owner: Any, objects: list[dict[str, Any]]) -> Any:
 
     from clusters.models import ParsedCluster, SnapshotChunk
     from clusters.selectors import snapshot_objects
-    from scheduling import cluster_cache
+    from scheduling.running import cluster_cache
     from tests.scheduling.conftest import make_snapshot
 
     snapshot = make_snapshot(owner, as_list(*objects))

@@ -9,7 +9,8 @@ from unittest import mock
 import pytest
 from rest_framework.test import APIClient
 
-from scheduling import rendered_cache, services
+from scheduling import services
+from scheduling.analyses import rendered_cache
 from scheduling.api.serializers import AnalysisDetailSerializer
 from scheduling.models import Analysis
 

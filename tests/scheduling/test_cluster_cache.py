@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scheduling import cluster_cache as cc
+from scheduling.running import cluster_cache as cc
 
 
 def _get(key: tuple[int, str], loads: list[Any]) -> tuple[Any, bool]:

@@ -10,11 +10,11 @@ from typing import Any
 
 from django.template.loader import render_to_string
 
+from scheduling.analyses.workloads import WorkloadRun
 from scheduling.engine import analyze, load_cluster, simulate
 from scheduling.engine.workload import admit, expand_workload
 from scheduling.presenters.devices import HolderRow, NodeDevices, device_card, node_devices
 from scheduling.views.contexts import workload_context
-from scheduling.workloads import WorkloadRun
 from tests.engine.builders import as_list
 from tests.scheduling.device_scenario import (
     NAMESPACE,

@@ -22,9 +22,9 @@ from django.core.management.base import CommandError
 
 from clusters.demo import demo_cat3_pod, demo_objects
 from scheduling import services
+from scheduling.analyses.workloads import WorkloadRun
 from scheduling.engine import analyze
 from scheduling.models import Analysis
-from scheduling.workloads import WorkloadRun
 from tests.scheduling.conftest import make_snapshot
 
 pytestmark = pytest.mark.django_db

@@ -15,9 +15,9 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from scheduling.analyses.explanations import explanation_load
 from scheduling.constants import AnalysisStatus
 from scheduling.engine import CannotHelp, Criterion, HostSelection, Outcome, analyze
-from scheduling.explanations import explanation_load
 from scheduling.models import Analysis
 from tests.scheduling.conftest import demo_objects
 from tests.verdict import without_verdict

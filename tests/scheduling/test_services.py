@@ -9,10 +9,12 @@ import pytest
 
 from clusters.constants import SnapshotStatus
 from clusters.demo import demo_objects
-from scheduling import cluster_cache, services, submission
+from scheduling import services
+from scheduling.analyses import submission
 from scheduling.constants import AnalysisStatus
 from scheduling.engine import ENGINE_VERSION, analyze
 from scheduling.models import Analysis
+from scheduling.running import cluster_cache
 from tests.verdict import without_verdict
 
 pytestmark = pytest.mark.django_db

@@ -19,10 +19,10 @@ from rest_framework.test import APIClient
 
 from clusters.selectors import snapshot_objects
 from scheduling import services
+from scheduling.analyses.workloads import WorkloadRun
 from scheduling.engine import load_cluster, simulate
 from scheduling.engine.workload import admit, expand_workload
 from scheduling.models import Analysis
-from scheduling.workloads import WorkloadRun
 from tests.verdict import without_verdict
 
 from .test_workload import deployment

@@ -27,9 +27,9 @@ from rest_framework.test import APIClient
 from clusters import models as cluster_models
 from clusters.demo import demo_cat3_pod
 from clusters.services import UploadedFile, snapshot_create, snapshot_delete
-from scheduling.budgets import TooManyUnfinished, check_unfinished
 from scheduling.constants import AnalysisStatus
 from scheduling.models import Analysis, StoppingRun
+from scheduling.running.budgets import TooManyUnfinished, check_unfinished
 from scheduling.services import analysis_create
 from tests.clusters.builders import as_list, dump, make_node
 from tests.config.served import ROOT, _free_port

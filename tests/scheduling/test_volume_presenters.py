@@ -14,6 +14,7 @@ from typing import Any
 from django.core.management import call_command
 from django.template.loader import render_to_string
 
+from scheduling.analyses.workloads import BoundClaim, WorkloadRun
 from scheduling.engine import Outcome, analyze, load_cluster, simulate
 from scheduling.engine.result import explain
 from scheduling.engine.volumes.binding import ASSUME_PROVISIONED
@@ -23,7 +24,6 @@ from scheduling.presenters import volumes as vp
 from scheduling.reports.markdown import render_markdown, render_workload_markdown
 from scheduling.reports.text import render_text, render_workload_text
 from scheduling.views.contexts import result_context, workload_context
-from scheduling.workloads import BoundClaim, WorkloadRun
 from tests.engine.builders import as_list
 from tests.scheduling.storage_scenario import (
     NODE_A1,

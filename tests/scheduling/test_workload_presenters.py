@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from clusters.demo import demo_objects
+from scheduling.analyses.workloads import NOT_CREATED_TEXT, VictimInfo, WorkloadRun
 from scheduling.constants import VICTIMS_LISTED_PER_GROUP
 from scheduling.engine import load_cluster, simulate
 from scheduling.engine.workload import admit, expand_workload
 from scheduling.presenters import workload as wp
 from scheduling.reports.text import render_workload_text
-from scheduling.workloads import NOT_CREATED_TEXT, VictimInfo, WorkloadRun
 
 
 def _run(replicas: int, cpu: str = "1", cls: str = "cat-3") -> WorkloadRun:

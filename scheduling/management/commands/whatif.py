@@ -10,7 +10,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from scheduling import submission
+from scheduling.analyses import submission
+from scheduling.analyses.workloads import WorkloadRun
 from scheduling.engine import (
     Cluster,
     EngineConfig,
@@ -48,7 +49,6 @@ from scheduling.scheduler_config import SchedulerChoice
 from scheduling.scheduler_config.difference import difference_sentence
 from scheduling.scheduler_config.report import profile_lines
 from scheduling.services import engine_profile
-from scheduling.workloads import WorkloadRun
 
 
 class GateFailed(CommandError):

@@ -128,7 +128,7 @@ def unfinished_count(*, user: Any) -> int:
     """What ``user`` asked that is not finished: analyses (Explain's included), first-in-line
     rankings and advice queued or running, whoever's snapshot they are on; uploads
     ingesting; and deleted analyses whose run has not yet stopped
-    (scheduling/cancellation.py). A connected cluster's reads and what they queue are
+    (scheduling/running/cancellation.py). A connected cluster's reads and what they queue are
     no user's: one read at a time per cluster is their own slot (connected/services.py),
     so a member's what-ifs never hold up the owner's work or the cluster's schedule."""
     # Imported here: the models import this module's neighbours.
@@ -136,8 +136,8 @@ def unfinished_count(*, user: Any) -> int:
     from clusters.constants import SnapshotStatus
     from clusters.models import Snapshot
     from planning.models import FirstInLineRanking
-    from scheduling.cancellation import stopping_count
     from scheduling.models import Analysis
+    from scheduling.running.cancellation import stopping_count
 
     analyses = Analysis.objects.filter(requested_by=user, status__in=UNFINISHED).count()
     rankings = FirstInLineRanking.objects.filter(requested_by=user, status__in=UNFINISHED).count()

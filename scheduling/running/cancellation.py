@@ -1,7 +1,7 @@
 """Deleting an analysis whose run has started: the row goes at once, the slot does not.
 
 The run holds a worker until it stops, so it keeps counting against its owner's
-unfinished work (scheduling/budgets.py) as a StoppingRun of who asked it. It stops within a second:
+unfinished work (scheduling/running/budgets.py) as a StoppingRun of who asked it. It stops within a second:
 the progress writer that a workload or capacity run calls at every cycle updates the
 row at most every half second, and an update that finds no row raises Cancelled,
 which ends the run (the same check on every pool, the solo one included, with no
