@@ -36,20 +36,9 @@ from .common import (
     engine_profile,
     snapshot_load,
 )
-from .dispatch import (
-    analysis_create_from_manifest,
-    analysis_rerun,
-    analysis_run,
-)
-from .pod import (
-    analysis_create,
-    cycle_explanation_create,
-    pod_store,
-)
-from .sharing import (
-    share_link_create,
-    share_link_revoke,
-)
+from .dispatch import analysis_create_from_manifest, analysis_rerun, analysis_run
+from .pod import analysis_create, cycle_explanation_create, pod_store
+from .sharing import share_link_create, share_link_revoke
 from .workload import (
     analysis_create_workload,
     workload_outcome,

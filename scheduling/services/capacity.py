@@ -4,7 +4,6 @@ every user class (room_pod_key); submitted (analysis_create_capacity), computed
 
 from __future__ import annotations
 
-import logging
 import time
 from typing import Any
 
@@ -18,29 +17,12 @@ from scheduling.analyses.submission import (
     pod_validate,
     priority_classes_check,
 )
-from scheduling.constants import (
-    AnalysisKind,
-    AnalysisSource,
-    Outcome,
-)
-from scheduling.engine import (
-    Cluster,
-    InvalidInput,
-)
-from scheduling.engine.capacity import (
-    Capacity,
-    RoomByClass,
-    Size,
-    capacity,
-    capacity_by_class,
-)
+from scheduling.constants import AnalysisKind, AnalysisSource, Outcome
+from scheduling.engine import Cluster, InvalidInput
+from scheduling.engine.capacity import Capacity, RoomByClass, Size, capacity, capacity_by_class
 from scheduling.models import Analysis, capacity_to_json
 from scheduling.presenters.capacity import capacity_sentence, room_sentence
-from scheduling.running.budgets import (
-    AnalysisBudget,
-    OutOfTime,
-    result_too_large,
-)
+from scheduling.running.budgets import AnalysisBudget, OutOfTime, result_too_large
 from scheduling.scheduler_config import SchedulerChoice
 from scheduling.services.common import (
     Progress,
@@ -49,8 +31,6 @@ from scheduling.services.common import (
     analysis_queue,
     engine_profile,
 )
-
-logger = logging.getLogger(__name__)
 
 
 def analysis_create_capacity(

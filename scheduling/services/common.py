@@ -20,23 +20,12 @@ from clusters.parsed import parsed_cluster_fetch, parsed_cluster_store
 from clusters.selectors import snapshot_objects
 from operations.faults import BrokerUnavailable, publish
 from operations.leases import lease_release_fields
-from scheduling.analyses.submission import (
-    submission_scrub,
-)
-from scheduling.constants import (
-    ANALYSIS_RUN_TASK,
-    AnalysisStatus,
-)
-from scheduling.engine import (
-    ENGINE_VERSION,
-    Cluster,
-    load_cluster,
-)
+from scheduling.analyses.submission import submission_scrub
+from scheduling.constants import ANALYSIS_RUN_TASK, AnalysisStatus
+from scheduling.engine import ENGINE_VERSION, Cluster, load_cluster
 from scheduling.models import Analysis
 from scheduling.running import cluster_cache
-from scheduling.running.budgets import (
-    unfinished_slot,
-)
+from scheduling.running.budgets import unfinished_slot
 from scheduling.running.cancellation import Cancelled, analysis_cancel
 from scheduling.scheduler_config import SchedulerChoice, choice_for
 

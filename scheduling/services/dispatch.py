@@ -12,22 +12,11 @@ from typing import Any
 
 from clusters.models import Snapshot
 from operations.leases import lease_heartbeat
-from scheduling.analyses.submission import (
-    is_single_pod,
-    manifest_objects,
-    whatif_split,
-)
-from scheduling.constants import (
-    AnalysisKind,
-    AnalysisSource,
-)
-from scheduling.engine.capacity import (
-    Size,
-)
+from scheduling.analyses.submission import is_single_pod, manifest_objects, whatif_split
+from scheduling.constants import AnalysisKind, AnalysisSource
+from scheduling.engine.capacity import Size
 from scheduling.models import Analysis
-from scheduling.running.budgets import (
-    WorkerStopping,
-)
+from scheduling.running.budgets import WorkerStopping
 from scheduling.running.cancellation import Cancelled, run_stopped
 from scheduling.scheduler_config import SchedulerChoice, SchedulerSource
 from scheduling.services.capacity import analysis_create_capacity, capacity_store

@@ -4,7 +4,6 @@ explanation stored (pod_store), and one cycle of a workload's run explained as a
 
 from __future__ import annotations
 
-import logging
 import time
 from typing import Any
 
@@ -17,37 +16,16 @@ from scheduling.analyses.submission import (
     pod_validate,
     priority_classes_check,
 )
-from scheduling.constants import (
-    AnalysisSource,
-)
-from scheduling.engine import (
-    Cluster,
-    EngineConfig,
-    InvalidInput,
-    analyze,
-    simulate,
-)
+from scheduling.constants import AnalysisSource
+from scheduling.engine import Cluster, EngineConfig, InvalidInput, analyze, simulate
 from scheduling.engine.budgets import with_budgets
 from scheduling.engine.profile import DEFAULT_SCHEDULER_NAME
-from scheduling.engine.workload import (
-    manifest_budgets,
-)
+from scheduling.engine.workload import manifest_budgets
 from scheduling.models import Analysis
-from scheduling.running.budgets import (
-    AnalysisBudget,
-    OutOfTime,
-    result_too_large,
-)
+from scheduling.running.budgets import AnalysisBudget, OutOfTime, result_too_large
 from scheduling.scheduler_config import SchedulerChoice
 from scheduling.scheduler_config.difference import difference_sentence
-from scheduling.services.common import (
-    analysis_done,
-    analysis_fail,
-    analysis_queue,
-    engine_profile,
-)
-
-logger = logging.getLogger(__name__)
+from scheduling.services.common import analysis_done, analysis_fail, analysis_queue, engine_profile
 
 
 def analysis_create(

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from django.utils import timezone
 
 from scheduling.models import Analysis, ShareLink
-
-logger = logging.getLogger(__name__)
 
 
 def share_link_create(*, analysis: Analysis, created_by: Any = None) -> ShareLink:

@@ -4,7 +4,6 @@ and the run stored with its one-word outcome and sentence (workload_store)."""
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Iterable
 from dataclasses import asdict
@@ -13,36 +12,16 @@ from typing import Any
 import orjson
 
 from clusters.models import Snapshot
-from scheduling.analyses.submission import (
-    SnapshotNotReady,
-    priority_classes_check,
-    workload_expand,
-)
+from scheduling.analyses.submission import SnapshotNotReady, priority_classes_check, workload_expand
 from scheduling.analyses.workloads import WorkloadRun
-from scheduling.constants import (
-    AnalysisKind,
-    AnalysisSource,
-)
-from scheduling.engine import (
-    Cluster,
-    InvalidInput,
-    simulate,
-)
+from scheduling.constants import AnalysisKind, AnalysisSource
+from scheduling.engine import Cluster, InvalidInput, simulate
 from scheduling.engine.budgets import manifest_record, with_budgets
 from scheduling.engine.simulate import default_cycle_limit
-from scheduling.engine.workload import (
-    Workload,
-    WorkloadObject,
-    manifest_budgets,
-    skipped_kinds,
-)
+from scheduling.engine.workload import Workload, WorkloadObject, manifest_budgets, skipped_kinds
 from scheduling.models import Analysis
 from scheduling.presenters.workload import workload_sentence
-from scheduling.running.budgets import (
-    AnalysisBudget,
-    OutOfTime,
-    result_too_large,
-)
+from scheduling.running.budgets import AnalysisBudget, OutOfTime, result_too_large
 from scheduling.scheduler_config import SchedulerChoice
 from scheduling.scheduler_config.difference import difference_sentence
 from scheduling.services.common import (
@@ -52,8 +31,6 @@ from scheduling.services.common import (
     analysis_queue,
     engine_profile,
 )
-
-logger = logging.getLogger(__name__)
 
 
 def analysis_create_workload(
