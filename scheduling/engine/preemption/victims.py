@@ -352,7 +352,11 @@ class IntegerSelection:
         alloc = node_info.node.allocatable
         used = node_info.requested
         count = start  # the pods left once every potential victim is gone
-        nominated = self.fw.ge_nominated_pods(pod, node_info.name)
+        # No nominated pod anywhere: none of priority >= the pod's on this node either.
+        fw = self.fw
+        nominated = (
+            fw.ge_nominated_pods(pod, node_info.name) if fw.handle.any_nominated_pods() else ()
+        )
         if nominated:
             used = dict(used)
             count += len(nominated)
@@ -366,7 +370,7 @@ class IntegerSelection:
             for k, total, need in zip(keys, totals, self.need, strict=True)
         ]
         room = alloc.get(PODS, 0) - 1 - count
-        if room < 0 or any(s < 0 for s in slack):
+        if room < 0 or min(slack, default=0) < 0:
             # It does not fit even with them all gone: no victims (NodeResourcesFit says why).
             left = {k: used.get(k, 0) - total for k, total in zip(keys, totals, strict=True)}
             return None, fit_status(self.wanted, node_info, count, left)
