@@ -168,12 +168,21 @@ class LowerPods:
 class Victims:
     """extenderv1.Victims: the pods to evict and how many of them break a budget."""
 
-    __slots__ = ("num_pdb_violations", "pods", "summary", "violating")
+    __slots__ = ("by_importance", "num_pdb_violations", "pods", "summary", "violating")
 
-    def __init__(self, pods: list[Pod], num_pdb_violations: int, violating: list[Pod]) -> None:
+    def __init__(
+        self,
+        pods: list[Pod],
+        num_pdb_violations: int,
+        violating: list[Pod],
+        by_importance: bool = False,
+    ) -> None:
         self.pods = pods
         self.num_pdb_violations = num_pdb_violations
         self.violating = violating
+        # True when ``pods`` are known to be in MoreImportantPod's order (priority down,
+        # then start time up): the first is then GetEarliestPodStartTime's pod.
+        self.by_importance = by_importance
         # What pickOneNodeForPreemption's criteria read of the pods, computed once by
         # candidate.victim_summary (a simulation compares the same victims many times).
         self.summary: object | None = None
@@ -401,7 +410,9 @@ class IntegerSelection:
             sort_by_importance(victims)
         else:
             victims = [pods[i] for i in sorted(lost, key=lower.rank.__getitem__)]
-        return Victims(victims, len(violating), violating), Status()
+        # Every branch above lists the victims in importance order (a suffix of the
+        # node's pods sorted by importance_key, or sorted again by importance).
+        return Victims(victims, len(violating), violating, by_importance=True), Status()
 
 
 def select_victims_in_integers(
