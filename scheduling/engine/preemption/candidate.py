@@ -192,13 +192,16 @@ def pick_one_node_for_preemption(
     if not candidates:
         return None, []
     alive = list(candidates)
+    # When every candidate already holds its criteria_key for these criteria (the
+    # sampling computed them), each score is its entry negated: the same numbers without
+    # a call per candidate and criterion. Otherwise the scores are asked for as before
+    # (a key would compute every criterion where the first may decide).
+    keyed = all(c.keyed is not None and c.keyed[0] is criteria for c in alive)
     for place, (crit, score) in enumerate(criteria):
         if len(alive) == 1:
             break
-        if criteria is CRITERIA:
-            # criteria_key holds each score negated (kept on the candidate, which the
-            # sampling read first): the same numbers without a call per criterion.
-            scores = {c.node: -criteria_key(c)[place] for c in alive}
+        if keyed:
+            scores = {c.node: -criteria_key(c, criteria)[place] for c in alive}
         else:
             scores = {c.node: score(c) for c in alive}
         best = max(scores.values())
