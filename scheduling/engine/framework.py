@@ -198,6 +198,13 @@ class Handle:
     def nominated_pods_for_node(self, name: str) -> list[Pod]:
         return self.cluster.nominated.get(name, [])
 
+    def any_nominated_pods(self) -> bool:
+        """False when no node has a pod nominated to it (the PodNominator is empty):
+        then every nominated_pods_for_node is empty, and the per-node look-ups of a
+        scan over thousands of nodes can be left out. True may still mean none (a node
+        whose list was emptied keeps its key): callers then look per node as before."""
+        return bool(self.cluster.nominated)
+
 
 @runtime_checkable
 class Plugin(Protocol):

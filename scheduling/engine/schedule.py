@@ -108,8 +108,11 @@ def find_nodes_that_fit(
             else:
                 diagnosis.node_to_status[nominated] = s
     feasible: list[NodeInfo] = []
+    # With no pod nominated anywhere, RunFilterPluginsWithNominatedPods adds nothing and
+    # runs the filters once on the node as it is: run them directly (the same status).
+    run = fw.run_filter_with_nominated_pods if fw.handle.any_nominated_pods() else fw.run_filter
     for ni in nodes:
-        s = fw.run_filter_with_nominated_pods(state, pod, ni)
+        s = run(state, pod, ni)
         if s.is_success():
             feasible.append(ni)
         else:

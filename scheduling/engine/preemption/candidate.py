@@ -118,7 +118,13 @@ def victim_summary(victims: Victims) -> VictimSummary:
         return got
     pods = victims.pods
     total = sum([p.priority for p in pods])
-    start_ns, start = earliest_pod_start_time(pods)
+    if victims.by_importance:
+        # In importance order the first pod has the highest priority and, of the pods
+        # of that priority, the earliest start (the first such, as the loop keeps).
+        first = pods[0]
+        start_ns, start = first.start_ns, first.start_time
+    else:
+        start_ns, start = earliest_pod_start_time(pods)
     summary = VictimSummary(total, total + INT32_OFFSET * len(pods), start_ns, start)
     victims.summary = summary
     return summary
@@ -186,10 +192,18 @@ def pick_one_node_for_preemption(
     if not candidates:
         return None, []
     alive = list(candidates)
-    for crit, score in criteria:
+    # When every candidate already holds its criteria_key for these criteria (the
+    # sampling computed them), each score is its entry negated: the same numbers without
+    # a call per candidate and criterion. Otherwise the scores are asked for as before
+    # (a key would compute every criterion where the first may decide).
+    keyed = all(c.keyed is not None and c.keyed[0] is criteria for c in alive)
+    for place, (crit, score) in enumerate(criteria):
         if len(alive) == 1:
             break
-        scores = {c.node: score(c) for c in alive}
+        if keyed:
+            scores = {c.node: -criteria_key(c, criteria)[place] for c in alive}
+        else:
+            scores = {c.node: score(c) for c in alive}
         best = max(scores.values())
         for c in alive:
             if scores[c.node] != best:

@@ -168,12 +168,21 @@ class LowerPods:
 class Victims:
     """extenderv1.Victims: the pods to evict and how many of them break a budget."""
 
-    __slots__ = ("num_pdb_violations", "pods", "summary", "violating")
+    __slots__ = ("by_importance", "num_pdb_violations", "pods", "summary", "violating")
 
-    def __init__(self, pods: list[Pod], num_pdb_violations: int, violating: list[Pod]) -> None:
+    def __init__(
+        self,
+        pods: list[Pod],
+        num_pdb_violations: int,
+        violating: list[Pod],
+        by_importance: bool = False,
+    ) -> None:
         self.pods = pods
         self.num_pdb_violations = num_pdb_violations
         self.violating = violating
+        # True when ``pods`` are known to be in MoreImportantPod's order (priority down,
+        # then start time up): the first is then GetEarliestPodStartTime's pod.
+        self.by_importance = by_importance
         # What pickOneNodeForPreemption's criteria read of the pods, computed once by
         # candidate.victim_summary (a simulation compares the same victims many times).
         self.summary: object | None = None
@@ -352,7 +361,11 @@ class IntegerSelection:
         alloc = node_info.node.allocatable
         used = node_info.requested
         count = start  # the pods left once every potential victim is gone
-        nominated = self.fw.ge_nominated_pods(pod, node_info.name)
+        # No nominated pod anywhere: none of priority >= the pod's on this node either.
+        fw = self.fw
+        nominated = (
+            fw.ge_nominated_pods(pod, node_info.name) if fw.handle.any_nominated_pods() else ()
+        )
         if nominated:
             used = dict(used)
             count += len(nominated)
@@ -366,7 +379,7 @@ class IntegerSelection:
             for k, total, need in zip(keys, totals, self.need, strict=True)
         ]
         room = alloc.get(PODS, 0) - 1 - count
-        if room < 0 or any(s < 0 for s in slack):
+        if room < 0 or min(slack, default=0) < 0:
             # It does not fit even with them all gone: no victims (NodeResourcesFit says why).
             left = {k: used.get(k, 0) - total for k, total in zip(keys, totals, strict=True)}
             return None, fit_status(self.wanted, node_info, count, left)
@@ -397,7 +410,9 @@ class IntegerSelection:
             sort_by_importance(victims)
         else:
             victims = [pods[i] for i in sorted(lost, key=lower.rank.__getitem__)]
-        return Victims(victims, len(violating), violating), Status()
+        # Every branch above lists the victims in importance order (a suffix of the
+        # node's pods sorted by importance_key, or sorted again by importance).
+        return Victims(victims, len(violating), violating, by_importance=True), Status()
 
 
 def select_victims_in_integers(
