@@ -564,6 +564,10 @@ def _analysis_compute(analysis: Analysis) -> Analysis:
         return _workload_store(analysis, cluster, cached=cached, t0=t0, t1=t1)
     if analysis.kind == AnalysisKind.CAPACITY:
         return _capacity_store(analysis, cluster, cached=cached, t0=t0, t1=t1)
+    if analysis.kind == AnalysisKind.TAKE_NODES_AWAY:
+        from scheduling.take_nodes_away import take_nodes_away_store
+
+        return take_nodes_away_store(analysis, cluster, cached=cached, t0=t0, t1=t1)
     try:
         if analysis.parent_id is not None:
             explanation = _cycle_explain(analysis, cluster)
@@ -763,6 +767,12 @@ def analysis_rerun(*, analysis: Analysis, snapshot: Snapshot, requested_by: Any 
     lacks). The what-if's own scheduler configuration goes with it; one it took from its
     snapshot does not (the other snapshot's own applies)."""
     own = analysis.scheduler if analysis.scheduler_source == SchedulerSource.ANALYSIS else None
+    if analysis.is_take_nodes_away:
+        from scheduling.take_nodes_away import analysis_rerun_take_nodes_away
+
+        return analysis_rerun_take_nodes_away(
+            analysis=analysis, snapshot=snapshot, own=own, requested_by=requested_by
+        )
     if analysis.is_capacity:
         size = analysis.pod.get("size")
         return analysis_create_capacity(
@@ -803,6 +813,8 @@ def analysis_manifest(*, analysis: Analysis) -> str:
     import yaml
 
     objects = list(analysis.priority_classes or [])
+    if analysis.is_take_nodes_away:
+        return yaml.safe_dump(analysis.pod, sort_keys=False)
     if analysis.is_workload or analysis.is_capacity:
         objects += analysis.pod["objects"]
     else:

@@ -119,8 +119,9 @@ def test_the_schema_names_a_pods_and_a_workloads_outcomes(owner: Any) -> None:
     assert r.status_code == 200
     schema = json.loads(r.content)
     pod, workload = {"fits", "preempts", "unschedulable"}, {"all-run", "some-run", "none-run"}
+    away = {"completes", "blocked", "stopped"}  # taking nodes away: the verdict
     schemas = schema["components"]["schemas"]
-    assert set(schemas["OutcomeEnum"]["enum"]) == pod | workload
+    assert set(schemas["OutcomeEnum"]["enum"]) == pod | workload | away
     words = schemas["Analysis"]["properties"]["outcome"]
     assert {"$ref": "#/components/schemas/OutcomeEnum"} in words["oneOf"]
     assert "some-run" in words["description"] and "preempts" in words["description"]

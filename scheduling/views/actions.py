@@ -12,9 +12,11 @@ from django.views.decorators.http import require_GET, require_POST
 from clusters import access
 from clusters.selectors import snapshot_get
 from scheduling import selectors, services, submission
+from scheduling.presenters.take_nodes_away import NodesAway
 from scheduling.reports.escaping import md_text
 from scheduling.reports.markdown import render_markdown, render_workload_markdown
 from scheduling.reports.profile import profile_lines
+from scheduling.reports.take_nodes_away import render_markdown as render_away_markdown
 
 
 @require_POST
@@ -58,7 +60,10 @@ def analysis_export(request: HttpRequest, analysis_id: int, fmt: str) -> HttpRes
         ex = analysis.explained
         if analysis.is_capacity:
             raise Http404("A capacity answer is exported as JSON only.")
-        if run is not None:
+        away = analysis.nodes_away
+        if away is not None:
+            body = render_away_markdown(NodesAway.from_dict(away), snapshot=name, gate_failures=[])
+        elif run is not None:
             body = render_workload_markdown(run, snapshot=name, gate_failures=[])
         elif ex is not None:
             body = render_markdown(ex, snapshot=name, gate_failures=[])

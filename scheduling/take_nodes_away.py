@@ -1,0 +1,201 @@
+"""Writes for the take-nodes-away what-if: queue it, run it on a worker, store the answer.
+
+Nodes drained (as ``kubectl drain`` does: cordon, evictions through the PDB rules,
+DaemonSet and mirror pods stay, bare pods only with force) or lost: the engine
+(scheduling/engine/take_nodes_away/) decides where every evicted pod returns and whom
+it preempts; this module checks the question before anything is stored, keeps it in
+the row (``pod``: the request's to_dict) and the answer beside it (``simulation``).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import orjson
+
+from clusters.models import Snapshot
+from scheduling.budgets import AnalysisBudget, OutOfTime, result_too_large
+from scheduling.constants import AnalysisKind, AnalysisSource
+from scheduling.engine import Cluster, InvalidInput
+from scheduling.engine.take_nodes_away import NodesTakenAway, TakeNodesAway, take_nodes_away
+from scheduling.models import Analysis, nodes_away_to_json
+from scheduling.scheduler_config import SchedulerChoice
+from scheduling.submission import PodRejected, SnapshotNotReady, priority_classes_check
+
+# The request's fields, as the API takes them: an engine error on "add_nodes.like" is
+# answered under "add_nodes", the field the body gave.
+REQUEST_FIELDS = ("nodes", "selector", "zone", "how", "force", "max_unavailable", "add_nodes")
+
+
+def request_read(body: Any) -> TakeNodesAway:
+    """The engine's request from a body of the API's shape (the form builds the same);
+    PodRejected naming the body's field at fault."""
+    if not isinstance(body, dict):
+        raise PodRejected("Must be a JSON object.", field="non_field_errors")
+    try:
+        return TakeNodesAway.from_dict({k: v for k, v in body.items() if k in REQUEST_FIELDS})
+    except InvalidInput as e:
+        raise PodRejected(e.message, field=field_of(e.field)) from None
+
+
+def field_of(engine_field: str | None) -> str:
+    """The body's field an engine error names ("add_nodes.like" is under add_nodes)."""
+    if not engine_field:
+        return "non_field_errors"
+    head = engine_field.split(".", 1)[0].split("[", 1)[0]
+    return head if head in REQUEST_FIELDS else "non_field_errors"
+
+
+def nodes_check(*, snapshot: Snapshot, request: TakeNodesAway) -> None:
+    """The nodes named (taken away, or copied by add_nodes) are the snapshot's: a typo
+    is refused under its field before a worker runs a question about no node."""
+    asked = request.to_dict()
+    named = [("nodes", n) for n in asked.get("nodes") or []]
+    like = (asked.get("add_nodes") or {}).get("like")
+    if like:
+        named.append(("add_nodes", like))
+    if not named:
+        return
+    known = set(
+        snapshot.nodes.filter(name__in=[n for _, n in named]).values_list("name", flat=True)
+    )
+    for field, name in named:
+        if name not in known:
+            raise PodRejected(
+                f"The snapshot has no node named {name!r}.",
+                field=field,
+            )
+
+
+def describe(request: TakeNodesAway) -> str:
+    """The lists' name of the question: "drain node-1, node-2", "lose zone us-east-1a"."""
+    asked = request.to_dict()
+    verb = "lose" if asked.get("how") == "lost" else "drain"
+    if asked.get("nodes"):
+        names = list(asked["nodes"])
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        what = f"{verb} {shown}"
+    elif asked.get("selector"):
+        what = f"{verb} nodes {asked['selector']}"
+    else:
+        what = f"{verb} zone {asked.get('zone')}"
+    if asked.get("force"):
+        what += " (force)"
+    add = asked.get("add_nodes") or {}
+    if add.get("count"):
+        what += f", {add['count']} added like {add.get('like')}"
+    return what
+
+
+def analysis_create_take_nodes_away(
+    *,
+    snapshot: Snapshot,
+    body: Any,
+    source: str = AnalysisSource.API,
+    priority_classes: list[dict[str, Any]] | None = None,
+    scheduler: SchedulerChoice | None = None,
+    requested_by: Any = None,
+) -> Analysis:
+    """A queued "what if these nodes go away?": ``body`` as the API takes it (nodes,
+    selector or zone; how, force, max_unavailable, add_nodes). Bad input is refused
+    (PodRejected naming the field) before anything is stored."""
+    from scheduling.services import _analysis_queue
+
+    if not snapshot.is_ready:
+        raise SnapshotNotReady(snapshot)
+    request = request_read(body)
+    nodes_check(snapshot=snapshot, request=request)
+    classes = priority_classes_check(
+        snapshot=snapshot, classes=priority_classes or [], field="priority_classes"
+    )
+    return _analysis_queue(
+        snapshot=snapshot,
+        kind=AnalysisKind.TAKE_NODES_AWAY,
+        pod=request.to_dict(),
+        pod_key=describe(request)[:507],
+        source=source,
+        priority_classes=classes,
+        scheduler=scheduler,
+        requested_by=requested_by,
+    )
+
+
+def take_nodes_away_compute(
+    *,
+    cluster: Cluster,
+    asked: dict[str, Any],
+    priority_classes: list[dict[str, Any]],
+    budget: AnalysisBudget,
+    on_cycle: Any,
+    scheduler: SchedulerChoice,
+) -> NodesTakenAway:
+    """The answer of the question as stored by analysis_create_take_nodes_away, under the
+    analysis' scheduler configuration, within the analysis budget's cycles."""
+    return take_nodes_away(
+        cluster,
+        TakeNodesAway.from_dict(asked),
+        scheduler_config=scheduler.effective,
+        priority_classes=priority_classes,
+        cycle_limit=budget.cycles,
+        on_cycle=on_cycle,
+    )
+
+
+def take_nodes_away_store(
+    analysis: Analysis, cluster: Cluster, *, cached: bool, t0: float, t1: float
+) -> Analysis:
+    """Runs the analysis (the worker's side of services.analysis_run) and stores it."""
+    from scheduling.services import _analysis_done, _Progress, analysis_fail
+
+    budget = AnalysisBudget.from_settings()
+    try:
+        answer = take_nodes_away_compute(
+            cluster=cluster,
+            asked=analysis.pod,
+            priority_classes=analysis.priority_classes,
+            budget=budget,
+            on_cycle=budget.watch(_Progress(analysis.pk)),
+            scheduler=analysis.scheduler,
+        )
+    except InvalidInput as e:
+        return analysis_fail(analysis_id=analysis.pk, error=f"The question is invalid: {e}")
+    except OutOfTime as e:
+        return analysis_fail(analysis_id=analysis.pk, error=e.message)
+    t2 = time.perf_counter()
+    result = answer.to_dict()
+    stored = nodes_away_to_json(result)
+    too_large = result_too_large(len(orjson.dumps(stored)), budget)
+    if too_large:
+        return analysis_fail(analysis_id=analysis.pk, error=too_large)
+    return _analysis_done(
+        analysis,
+        load_seconds=0.0 if cached else t1 - t0,
+        engine_seconds=t2 - t1,
+        outcome=answer.verdict,
+        summary=answer.sentence[:500],
+        simulation=stored,
+        progress_cycle=_cycles(result),
+    )
+
+
+def _cycles(result: dict[str, Any]) -> int:
+    """The scheduling cycles the run took, when the answer says (0 otherwise)."""
+    cycles = result.get("cycles")
+    if isinstance(cycles, int):
+        return cycles
+    return len(cycles) if isinstance(cycles, list) else 0
+
+
+def analysis_rerun_take_nodes_away(
+    *, analysis: Analysis, snapshot: Snapshot, own: SchedulerChoice | None, requested_by: Any
+) -> Analysis:
+    """The same question on another snapshot (its nodes must be there)."""
+    return analysis_create_take_nodes_away(
+        snapshot=snapshot,
+        body=analysis.pod,
+        source=analysis.source,
+        priority_classes=analysis.priority_classes,
+        scheduler=own,
+        requested_by=requested_by,
+    )
