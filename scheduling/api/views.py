@@ -91,8 +91,9 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
                 str,
                 enum=list(selectors.OUTCOME_FILTERS),
                 description="Only the pods of this outcome (fits, preempts, unschedulable), "
-                "the workloads of this outcome (all-run, some-run, none-run), or every "
-                "workload (workload).",
+                "the workloads of this outcome (all-run, some-run, none-run), every "
+                "workload (workload), or the nodes taken away of this verdict (completes, "
+                "blocked, stopped).",
             )
         ],
         summary="List the snapshot's analyses",
