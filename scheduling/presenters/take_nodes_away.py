@@ -40,6 +40,7 @@ class Blocked:
 
     pod: str
     pdb: str
+    message: str = ""
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,13 @@ class NodeTaken:
         blocked = []
         for b in d.get("blocked") or []:
             if isinstance(b, Mapping):
-                blocked.append(Blocked(str(b.get("pod") or ""), str(b.get("pdb") or "")))
+                blocked.append(
+                    Blocked(
+                        str(b.get("pod") or ""),
+                        str(b.get("pdb") or ""),
+                        str(b.get("message") or ""),
+                    )
+                )
             else:
                 blocked.append(Blocked(str(b), ""))
         return cls(
@@ -165,6 +172,8 @@ class Preemption:
     candidates: tuple[Candidate, ...]
     pdb_violations: int
     victim_classes: Mapping[str, str] = field(default_factory=dict)
+    tied_nodes: tuple[str, ...] = ()
+    cycle: int | None = None
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Preemption:
@@ -178,7 +187,7 @@ class Preemption:
             else ()
         ):
             classes[str(k)] = str(c)
-        tie = d.get("candidates") or (d.get("tie_break") or {}).get("candidates") or []
+        tie = d.get("candidates") or []
         return cls(
             preemptor=str(d.get("preemptor") or ""),
             node=str(d.get("node") or ""),
@@ -186,6 +195,24 @@ class Preemption:
             candidates=tuple(Candidate.from_dict(c) for c in tie if isinstance(c, Mapping)),
             pdb_violations=int(d.get("pdb_violations") or 0),
             victim_classes=classes,
+            tied_nodes=tuple(str(n) for n in d.get("tied_nodes") or ()),
+            cycle=d.get("cycle") if isinstance(d.get("cycle"), int) else None,
+        )
+
+    @property
+    def tie_sentence(self) -> str:
+        """The last step of the tie-break, when it came to that: the nodes still level on
+        every criterion, of which kube-scheduler picks one at random (the engine, and so
+        this answer, by name)."""
+        others = [n for n in self.tied_nodes if n != self.node]
+        if not others:
+            return ""
+        return (
+            f"{self.node} tied with {', '.join(others[:5])}"
+            + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+            + " on every criterion (PDB violations, highest victim priority, sum of "
+            "priorities, number of victims, start time): kube-scheduler picks one at "
+            "random; this answer takes the first by name."
         )
 
 

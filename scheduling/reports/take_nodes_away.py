@@ -135,6 +135,8 @@ def render_text(a: NodesAway) -> str:
             for c in p.candidates:
                 if c.eliminated_by:
                     out.append(f"    not {c.node}: out at {c.eliminated_by.label}")
+            if p.tie_sentence:
+                out.append(f"    {p.tie_sentence}")
     if a.pdbs_exceeded:
         out += ["", "PDBs exceeded: " + ", ".join(a.pdbs_exceeded)]
     advice = advice_lines(a)

@@ -134,3 +134,20 @@ def test_the_page_lists_fifty_returning_pods_a_page_and_the_tie_break() -> None:
     assert preemption.victims == ("default/low-2000",)
     assert [(r.node, r.winner) for r in rows] == [("node-2", True), ("node-3", False)]
     assert rows[1].eliminated_by == "tie"
+
+
+def test_a_tie_the_engine_broke_by_name_is_said() -> None:
+    answer = _answer()
+    answer["preemptions"][0] = {
+        "preemptor": "default/web-y",
+        "node": "node-2",
+        "victims": ["default/low-2000"],
+        "tied_nodes": ["node-2", "node-3"],
+        "tie_break": "by node name",
+        "cycle": 4,
+        "pdb_violations": 0,
+    }
+    (p,) = NodesAway.from_dict(answer).preemptions
+    assert p.candidates == () and p.cycle == 4
+    assert p.tie_sentence.startswith("node-2 tied with node-3 on every criterion")
+    assert "    node-2 tied with node-3" in reports.render_text(NodesAway.from_dict(answer))

@@ -110,7 +110,7 @@ class Command(BaseCommand):
         try:
             return TakeNodesAway.from_dict(body)
         except InvalidInput as e:
-            flag = "--" + (e.field or "").split(".")[0].replace("_", "-")
+            flag = "--" + (e.field or "").split(".")[0].split("[")[0].replace("_", "-")
             flag = {"--add-nodes": "--add-nodes/--like", "--": ""}.get(flag, flag)
             raise CommandError(
                 plain(f"{flag}: {e.message}" if flag else e.message), returncode=gates.BAD_INPUT
