@@ -18,7 +18,9 @@ from clusters.models import Snapshot
 from scheduling.budgets import AnalysisBudget, OutOfTime, result_too_large
 from scheduling.constants import AnalysisKind, AnalysisSource
 from scheduling.engine import Cluster, InvalidInput
+from scheduling.engine.simulate import default_cycle_limit
 from scheduling.engine.take_nodes_away import NodesTakenAway, TakeNodesAway, take_nodes_away
+from scheduling.engine.take_nodes_away.selection import select_nodes
 from scheduling.models import Analysis, nodes_away_to_json
 from scheduling.scheduler_config import SchedulerChoice
 from scheduling.submission import PodRejected, SnapshotNotReady, priority_classes_check
@@ -132,14 +134,22 @@ def take_nodes_away_compute(
 ) -> NodesTakenAway:
     """The answer of the question as stored by analysis_create_take_nodes_away, under the
     analysis' scheduler configuration, within the analysis budget's cycles."""
+    request = TakeNodesAway.from_dict(asked)
     return take_nodes_away(
         cluster,
-        TakeNodesAway.from_dict(asked),
+        request,
         scheduler_config=scheduler.effective,
         priority_classes=priority_classes,
-        cycle_limit=budget.cycles,
+        cycle_limit=budget.cycle_limit(default_cycle_limit(_taken_pods(cluster, request))),
         on_cycle=on_cycle,
     )
+
+
+def _taken_pods(cluster: Cluster, request: TakeNodesAway) -> int:
+    """The pods on the nodes taken: the engine's own cycle limit counts them, and the
+    analysis budget caps that limit (as a workload's run is capped)."""
+    infos = cluster.node_info_by_name
+    return sum(len(infos[n].pods) for n in select_nodes(cluster, request) if n in infos)
 
 
 def take_nodes_away_store(

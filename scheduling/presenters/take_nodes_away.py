@@ -309,9 +309,9 @@ def advice_lines(answer: NodesAway, *, like: str | None = None) -> list[str]:
         lines.append(
             "Blocked by "
             + ", ".join(pdbs or ["a PodDisruptionBudget"])
-            + ": drain fewer nodes at once (max_unavailable), or add nodes first so the "
-            "evicted replicas are running elsewhere before the next eviction; relaxing "
-            "the budget trades that safety away."
+            + ": it allows no eviction until another of its pods runs elsewhere: one more "
+            "replica first (with room for it), or a budget that allows one; with several "
+            "nodes holding its pods, drain fewer at once (max_unavailable)."
         )
     if answer.stopped_at:
         lines.append(
@@ -319,10 +319,10 @@ def advice_lines(answer: NodesAway, *, like: str | None = None) -> list[str]:
             "a controller, or drain with force (it is then deleted and does not come back)."
         )
     if answer.pending or answer.preemptions:
-        target = f"like {like}" if like else "like the nodes taken away"
+        model = like or (answer.nodes[0].node if answer.nodes else "")
         lines.append(
-            f"Add nodes {target} before taking these away (add_nodes), so the returning pods "
-            "find room without preempting or waiting."
+            f"Add nodes like {model} before taking these away (add_nodes), so the returning "
+            "pods find room without preempting or waiting."
         )
     if answer.preemptions:
         lines.append(

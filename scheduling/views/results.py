@@ -229,7 +229,7 @@ def _away_url(analysis: Analysis) -> str:
             query.append((key, str(asked[key])))
     if asked.get("force"):
         query.append(("force", "1"))
-    if asked.get("max_unavailable"):
+    if (asked.get("max_unavailable") or 1) > 1:
         query.append(("max_unavailable", str(asked["max_unavailable"])))
     add = asked.get("add_nodes") or {}
     if add.get("count"):

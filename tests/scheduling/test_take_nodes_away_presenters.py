@@ -101,7 +101,10 @@ def test_counts_and_the_advice_that_applies() -> None:
             preemptions=[],
         )
     )
-    assert advice_lines(blocked)[0].startswith("Blocked by default/web-pdb: drain fewer nodes")
+    assert advice_lines(blocked)[0].startswith(
+        "Blocked by default/web-pdb: it allows no eviction until another of its pods runs"
+    )
+    assert advice_lines(a)[0].startswith("Add nodes like node-1 before taking these away")
 
 
 def test_the_gates_on_the_typed_answer() -> None:
