@@ -57,6 +57,8 @@ def nodes_check(*, snapshot: Snapshot, request: TakeNodesAway) -> None:
     like = (asked.get("add_nodes") or {}).get("like")
     if like:
         named.append(("add_nodes", like))
+    if asked.get("selector") or asked.get("zone"):
+        _group_check(snapshot, selector=asked.get("selector") or "", zone=asked.get("zone") or "")
     if not named:
         return
     known = set(
@@ -68,6 +70,30 @@ def nodes_check(*, snapshot: Snapshot, request: TakeNodesAway) -> None:
                 f"The snapshot has no node named {name!r}.",
                 field=field,
             )
+
+
+def _group_check(snapshot: Snapshot, *, selector: str, zone: str) -> None:
+    """A pool's selector or a zone that holds none of the snapshot's nodes is refused
+    under its field, in the engine's words for it (it reads the same labels)."""
+    from scheduling.engine.labels import parse_selector_text
+    from scheduling.engine.take_nodes_away.selection import ZONE_LABEL
+
+    labels = snapshot.nodes.values_list("labels", flat=True)
+    if selector:
+        wanted = parse_selector_text(selector)
+        if not any(wanted.matches(ls or {}) for ls in labels.iterator(chunk_size=2000)):
+            raise PodRejected(
+                f"{selector!r} matches no node of the snapshot: check the labels",
+                field="selector",
+            )
+        return
+    zones = {str((ls or {}).get(ZONE_LABEL)) for ls in labels if (ls or {}).get(ZONE_LABEL)}
+    if zone not in zones:
+        known = ", ".join(sorted(zones)[:5]) or "none (no node has the label)"
+        raise PodRejected(
+            f"No node is in zone {zone!r} ({ZONE_LABEL}); the snapshot's zones: {known}.",
+            field="zone",
+        )
 
 
 def describe(request: TakeNodesAway) -> str:
