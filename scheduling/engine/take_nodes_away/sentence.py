@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from ..message import read_fit_error
 from ..words import plural
 
 if TYPE_CHECKING:
     from .result import NodesTakenAway
-
-# "0/5 nodes are available: 2 Insufficient cpu, 3 node(s) were unschedulable. ..."
-_REASON = re.compile(r"(\d+) ([^,.]+)")
 
 
 def duration_words(secs: float) -> str:
@@ -33,16 +30,16 @@ def duration_words(secs: float) -> str:
 def main_reason(message: str) -> str:
     """The reason most nodes gave in a FailedScheduling message, leaving out the nodes
     taken away (cordoned, unreachable): "Insufficient memory"."""
-    head = message.split(":", 1)[1] if ":" in message else message
-    head = head.split(". preemption:")[0]
+    text = read_fit_error(message)
+    if text is None:
+        return message.strip()
     best: tuple[int, str] | None = None
-    for count, words in _REASON.findall(head):
-        words = words.strip()
+    for words, count in text.reasons:
         if "unschedulable" in words or "untolerated taint" in words:
             continue
-        if best is None or int(count) > best[0]:
-            best = (int(count), words)
-    return best[1] if best else message.strip()
+        if best is None or count > best[0]:
+            best = (count, words)
+    return best[1] if best else text.histogram or message.strip()
 
 
 def _what(r: NodesTakenAway) -> str:
