@@ -388,3 +388,19 @@ def test_selector_takes_its_nodes_by_name() -> None:
     )
     r = take_nodes_away(c, TakeNodesAway(selector="pool in (blue)"))
     assert [n.node for n in r.nodes] == ["z-1", "z-2"]
+
+
+def test_the_cycle_budget_stops_the_run_and_says_what_was_reached() -> None:
+    # Cycle 1 binds the first replacement; the second replacement (made at 5 s) would
+    # need cycle 2, past the limit of 1.
+    r = take_nodes_away(
+        issue_cluster(), TakeNodesAway(nodes=("node-1",), force=True), cycle_limit=1
+    )
+    assert r.verdict == "stopped"
+    assert r.stop_reason == "cycle-limit"
+    assert r.cycles == 1
+    assert [x.node for x in r.returning] == ["node-2", None]
+    assert r.sentence.startswith(
+        "The drain of 1 node stopped at the analysis budget of 1 scheduling cycle, 5 s in: "
+        "0 of 1 nodes done, 1 pod move"
+    )

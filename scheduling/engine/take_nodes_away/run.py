@@ -62,6 +62,7 @@ class _Waiting:
 class _Batch:
     nodes: list[NodeRecord]
     gone_by: int = 0  # ms: the last of its evicted pods gone
+    finished: bool = False  # every pod evicted: only their deletions to wait for
     waiting: list[_Waiting] = field(default_factory=list)
 
 
@@ -141,6 +142,9 @@ class NodeTaking:
 
     def _next_batch(self, now: int) -> None:
         self.next_batch_at = None
+        if self.batch >= 0:
+            for r in self.batches[self.batch].nodes:
+                r.done_at = seconds(now)
         self.batch += 1
         if self.batch >= len(self.batches):
             self.finished_at = now
@@ -219,10 +223,10 @@ class NodeTaking:
             return
         if self.stopped:
             return
-        # kubectl waits for the deletions; the next batch begins once they are gone.
-        if all(r.done_at is None for r in batch.nodes):
-            for r in batch.nodes:
-                r.done_at = seconds(max(batch.gone_by, now))
+        # kubectl waits for the deletions; the next batch begins once they are gone
+        # (and the nodes count as done only when the clock gets there).
+        if not batch.finished:
+            batch.finished = True
             self.next_batch_at = max(batch.gone_by, now)
 
     # Lost nodes ------------------------------------------------------------------

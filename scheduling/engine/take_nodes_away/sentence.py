@@ -89,7 +89,7 @@ def sentence(r: NodesTakenAway) -> str:
             "(use force to delete it; it does not come back)."
         )
     return (
-        f"{_what(r)} stopped at the analysis budget of {r.cycle_limit:,} scheduling cycles, "
+        f"{_what(r)} stopped at the analysis budget of {plural(r.cycle_limit, 'scheduling cycle')}, "
         f"{duration_words(r.duration)} in: {r.nodes_done:,} of {len(r.nodes):,} nodes done, "
         f"{_tail(r)}."
     )
