@@ -424,3 +424,21 @@ def test_a_lost_statefulset_pod_returns_under_its_name_after_300_s() -> None:
     )
     (t,) = r.to_dict()["terminations"]
     assert (t["deleted_at"], t["gone_at"]) == (300.0, 300.0)
+
+
+def test_a_deadline_passed_ends_the_run_where_it_is_seen() -> None:
+    import time
+
+    r = take_nodes_away(
+        issue_cluster(),
+        TakeNodesAway(nodes=("node-1",), force=True),
+        deadline=time.monotonic() - 1,
+    )
+    # Checked after each cycle and whenever the drain acts: its first evictions, at time
+    # zero, are seen before any cycle; the first replacement is made but never tried.
+    assert (r.verdict, r.stop_reason, r.cycles) == ("stopped", "time-limit", 0)
+    assert r.nodes[0].evicted == ["default/api-5f6d8-aaaaa"]
+    assert [(x.node, x.reason) for x in r.returning] == [(None, "not scheduled yet")]
+    assert r.sentence.startswith(
+        "The drain of 1 node stopped at the analysis's time budget, after 0 scheduling cycles"
+    )
