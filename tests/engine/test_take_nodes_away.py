@@ -404,3 +404,41 @@ def test_the_cycle_budget_stops_the_run_and_says_what_was_reached() -> None:
         "The drain of 1 node stopped at the analysis budget of 1 scheduling cycle, 5 s in: "
         "0 of 1 nodes done, 1 pod move"
     )
+
+
+def test_a_lost_statefulset_pod_returns_under_its_name_after_300_s() -> None:
+    # Its Node deleted by the cloud's node controller and the pod force-deleted by
+    # PodGC once the taint manager has deleted it (lost.py): the same name, at 300 s.
+    c = as_list(
+        make_node("a-1").zone("zone-a").obj(),
+        make_node("b-1").zone("zone-b").obj(),
+        running("db-0", "a-1", "1").owned("StatefulSet", "db").obj(),
+    )
+    r = take_nodes_away(c, TakeNodesAway(nodes=("a-1",), how="lost"))
+    (x,) = r.returning
+    assert (x.pod, x.replaces, x.created_at, x.node) == (
+        "default/db-0",
+        "default/db-0",
+        300.0,
+        "b-1",
+    )
+    (t,) = r.to_dict()["terminations"]
+    assert (t["deleted_at"], t["gone_at"]) == (300.0, 300.0)
+
+
+def test_a_deadline_passed_ends_the_run_where_it_is_seen() -> None:
+    import time
+
+    r = take_nodes_away(
+        issue_cluster(),
+        TakeNodesAway(nodes=("node-1",), force=True),
+        deadline=time.monotonic() - 1,
+    )
+    # Checked after each cycle and whenever the drain acts: its first evictions, at time
+    # zero, are seen before any cycle; the first replacement is made but never tried.
+    assert (r.verdict, r.stop_reason, r.cycles) == ("stopped", "time-limit", 0)
+    assert r.nodes[0].evicted == ["default/api-5f6d8-aaaaa"]
+    assert [(x.node, x.reason) for x in r.returning] == [(None, "not scheduled yet")]
+    assert r.sentence.startswith(
+        "The drain of 1 node stopped at the analysis's time budget, after 0 scheduling cycles"
+    )

@@ -214,6 +214,8 @@ class Scheduler:
                     self.agenda.add(pod.delete_at_ms, Happening.DELETE, pod)
         self.controllers = ControllerManager(self.state) if recreate_victims else None
         self.cycle_limit = cycle_limit
+        # Set by the caller (from on_cycle): end before the next cycle, as at the limit.
+        self.stop_requested = False
         self.on_cycle = on_cycle
         self.sim = Simulation(base=base, recreate_victims=recreate_victims)
         self.sim.scheduler_config = profiles.configuration if profiles is not None else None
@@ -339,7 +341,7 @@ class Scheduler:
                 self.progress_since_flush = False
                 self.sim.flushes.append(Flush(self.cycle, sorted(q.key for q in moved)))
                 continue
-            if self.cycle >= limit:
+            if self.cycle >= limit or self.stop_requested:
                 self.queue.put_back(p)
                 self.sim.stop_reason = StopReason.CYCLE_LIMIT
                 break

@@ -16,6 +16,7 @@ STOPPED = "stopped"
 # analysis budget's cycles ran out first.
 BARE_POD = "bare-pod"
 CYCLE_LIMIT = "cycle-limit"
+TIME_LIMIT = "time-limit"  # the caller's deadline
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,7 @@ class NodesTakenAway:
     # and until the run's last event.
     completed_at: float | None
     duration: float
-    # None when the run ended by itself; BARE_POD or CYCLE_LIMIT otherwise.
+    # None when the run ended by itself; BARE_POD, CYCLE_LIMIT or TIME_LIMIT otherwise.
     stop_reason: str | None
     cycles: int
     cycle_limit: int

@@ -14,6 +14,7 @@ allow it again.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,7 @@ from .result import (
     COMPLETES,
     CYCLE_LIMIT,
     STOPPED,
+    TIME_LIMIT,
     Blocked,
     NodeRecord,
     NodesTakenAway,
@@ -307,10 +309,13 @@ def take_nodes_away(
     priority_classes: Sequence[Mapping[str, Any]] = (),
     cycle_limit: int | None = None,
     on_cycle: Callable[[int], None] | None = None,
+    deadline: float | None = None,
 ) -> NodesTakenAway:
     """Take the request's nodes away (drain or lost) and play what follows until nothing
     more can happen. Never mutates the cluster. InvalidInput for nodes the cluster does
-    not hold."""
+    not hold. ``deadline`` (a time.monotonic() value): the run ends there as at the
+    cycle limit, and the answer says what it reached (stop_reason "time-limit"); give
+    it a little before the worker's own time budget."""
     profiles = profile_map(
         scheduler_config, config, source=scheduler_source, preset=scheduler_preset
     )
@@ -332,6 +337,16 @@ def take_nodes_away(
         timeline=True,
         profiles=profiles,
     )
+    if deadline is not None:
+        outer = on_cycle
+
+        def watch(cycle: int) -> None:
+            if time.monotonic() >= deadline:
+                scheduler.stop_requested = True
+            if outer is not None:
+                outer(cycle)
+
+        scheduler.on_cycle = watch
     taking = NodeTaking(scheduler, order, request)
     scheduler.sources.append(taking)
     sim = scheduler.run()
@@ -384,7 +399,8 @@ def take_nodes_away(
     if taking.stopped:
         verdict, stop_reason = STOPPED, BARE_POD
     elif hit_limit:
-        verdict, stop_reason = STOPPED, CYCLE_LIMIT
+        verdict = STOPPED
+        stop_reason = TIME_LIMIT if scheduler.stop_requested else CYCLE_LIMIT
     elif blocked:
         verdict, stop_reason = BLOCKED, None
     else:

@@ -88,6 +88,12 @@ def sentence(r: NodesTakenAway) -> str:
             f"{_what(r)} stops at node {node.node}: {node.stopped_at} declares no controller "
             "(use force to delete it; it does not come back)."
         )
+    if r.stop_reason == "time-limit":
+        return (
+            f"{_what(r)} stopped at the analysis's time budget, after "
+            f"{plural(r.cycles, 'scheduling cycle')} and {duration_words(r.duration)} on the "
+            f"clock: {r.nodes_done:,} of {len(r.nodes):,} nodes done, {_tail(r)}."
+        )
     return (
         f"{_what(r)} stopped at the analysis budget of {plural(r.cycle_limit, 'scheduling cycle')}, "
         f"{duration_words(r.duration)} in: {r.nodes_done:,} of {len(r.nodes):,} nodes done, "
