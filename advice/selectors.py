@@ -17,7 +17,12 @@ from scheduling.models import Analysis
 def needs_advice(analysis: Analysis) -> bool:
     """A finished pod or workload what-if whose answer evicts, exceeds a budget or leaves
     replicas pending (a budget is only exceeded by evicting, so victims say it)."""
-    if not analysis.is_done or analysis.is_capacity or analysis.parent_id is not None:
+    if (
+        not analysis.is_done
+        or analysis.is_capacity
+        or analysis.is_take_nodes_away
+        or analysis.parent_id is not None
+    ):
         return False
     if not analysis.is_workload:
         return analysis.outcome != Outcome.FITS

@@ -69,6 +69,12 @@ def advisable_check(analysis: Analysis) -> None:
             "Advice answers a pod or workload what-if; a “how many fit?” answer evicts "
             "nothing of its own to avoid. Ask a what-if with the replicas you mean to run."
         )
+    if analysis.is_take_nodes_away:
+        raise NotAdvisable(
+            "Advice answers a pod or workload what-if; the page of nodes taken away says "
+            "which change applies (add nodes like them, protect the pods preempted, fewer "
+            "replicas, drain fewer at once): ask that change as a what-if of its own."
+        )
     if analysis.parent_id is not None:
         raise NotAdvisable(
             "This explains one cycle of a workload run: ask for advice on the run itself."

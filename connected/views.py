@@ -53,7 +53,24 @@ def _history_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
     return history_context(cluster, refused=explain_refusal(request))
 
 
+def _take_nodes_away_context(request: HttpRequest, cluster: Cluster) -> dict[str, Any]:
+    """ "Drain this pool now?": the latest ready snapshot's pools and zones, each a link
+    into the take-nodes-away what-if on that snapshot."""
+    from scheduling.forms.take_nodes_away import node_groups
+
+    latest = cluster_snapshots_ready(cluster)
+    if latest is None:
+        return {"away_snapshot": None, "away_zones": [], "away_pools": []}
+    zones, pools = node_groups(latest)
+    return {"away_snapshot": latest, "away_zones": zones, "away_pools": pools}
+
+
+def cluster_snapshots_ready(cluster: Cluster) -> Any:
+    return selectors.cluster_snapshots(cluster=cluster).filter(status="ready").first()
+
+
 CLUSTER_SECTIONS: list[ClusterSection] = [
+    ClusterSection("connected/_take_nodes_away.html", _take_nodes_away_context),
     ClusterSection("connected/_pinned.html", _pinned_context),
     ClusterSection("connected/_snapshots.html", _snapshots_context),
     ClusterSection("connected/_history.html", _history_context),

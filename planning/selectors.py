@@ -112,8 +112,11 @@ def compare_choices(*, user: Any, around: Analysis | None = None) -> QuerySet[An
     if around is None:
         return rows.order_by("-created", "-id")[:COMPARE_CHOICES]
     capacity = Q(kind=AnalysisKind.CAPACITY)
+    if around.is_take_nodes_away:
+        return rows.none()  # nothing reads two of them side by side
     return (
         rows.exclude(pk=around.pk)
+        .exclude(kind=AnalysisKind.TAKE_NODES_AWAY)
         .filter(capacity if around.is_capacity else ~capacity)
         .annotate(
             same_snapshot=Case(

@@ -3,12 +3,13 @@
     preemptlab whatif [SNAPSHOT...] -f MANIFEST [-f ...] [whatif options]
     preemptlab plan [SNAPSHOT...] [--format F] [--critical CLASS,...] [--fail-on S]
                     [--first-in-line [--size CPU,MEMORY] [--limit N]]
+    preemptlab drain [SNAPSHOT...] (--nodes A,B | --selector K=V,... | --zone Z) [drain options]
     preemptlab snapshot [-o FILE] [--namespace NS] [--selector K=V,...]
     preemptlab push SNAPSHOT... --server URL [--token-file FILE] [--name NAME]
     preemptlab serve [--port N]
     preemptlab mcp [--root DIR]
 
-No server and no database for whatif, plan, snapshot and mcp: the engine and the same
+No server and no database for whatif, plan, drain, snapshot and mcp: the engine and the same
 reports as the pages and ``manage.py whatif`` (whose code answers here too).
 SNAPSHOT is a file (json, yaml, .gz) or "-" for standard input; without one, the
 current kubectl context is read (--context, --kubeconfig passed on to kubectl).
@@ -50,6 +51,27 @@ WHATIF_OPTIONS = (
     ("--capacity", True, "how many replicas of the Pod fit, trying up to N"),
     ("--advise", False, "the smallest single changes that avoid the evictions, each proven"),
     ("--scheduler-config", True, "the what-if's own KubeSchedulerConfiguration file"),
+    ("--scheduler-preset", True, "a preset scheduler configuration by name"),
+)
+
+
+# manage.py drain's options, passed on as given (as WHATIF_OPTIONS).
+DRAIN_OPTIONS = (
+    ("--nodes", True, "the nodes taken away, by name (A,B,...)"),
+    ("--selector", True, "or the nodes whose labels match (a pool: K=V,...)"),
+    ("--zone", True, "or every node of this topology.kubernetes.io/zone"),
+    ("--how", True, "drain (default, as kubectl drain) or lost (the nodes fail)"),
+    ("--force", False, "delete pods no controller recreates (else the drain stops there)"),
+    ("--max-unavailable", True, "nodes drained at once"),
+    ("--add-nodes", True, "N new nodes ready before the drain (with --like)"),
+    ("--like", True, "the node the added nodes copy"),
+    ("--format", True, "text (default), json or markdown"),
+    ("--fail-on-preempt", False, "exit 1 when a returning pod preempts any pod"),
+    ("--protect", True, "exit 1 when a victim has one of these classes (CLASS,...)"),
+    ("--fail-on-pending", False, "exit 1 when a returning pod stays pending"),
+    ("--fail-on-blocked", False, "exit 1 when the drain does not complete (PDB, no --force)"),
+    ("--fail-on-pdb-violation", False, "exit 1 when a preemption exceeds a PDB"),
+    ("--scheduler-config", True, "the run's own KubeSchedulerConfiguration file"),
     ("--scheduler-preset", True, "a preset scheduler configuration by name"),
 )
 
@@ -105,6 +127,22 @@ def parser() -> argparse.ArgumentParser:
         help="the Pod or workload manifest (repeatable; - for standard input)",
     )
     _cluster_args(w)
+    d = sub.add_parser(
+        "drain",
+        help="what if nodes are drained or lost",
+        description="What happens when nodes are drained (as kubectl drain: cordon, "
+        "evictions through the PodDisruptionBudgets, DaemonSet pods stay, bare pods only "
+        "with --force) or lost: where every evicted pod returns, whom it preempts, which "
+        "PDB blocks. Exit status 0, 1 when a gate trips (--fail-on-preempt, --protect, "
+        "--fail-on-pending, --fail-on-blocked, --fail-on-pdb-violation), 2 on bad input.",
+    )
+    d.add_argument("snapshot", nargs="*", help="snapshot files, or - (default: the live cluster)")
+    for flag, takes_value, text in DRAIN_OPTIONS:
+        if takes_value:
+            d.add_argument(flag, help=text)
+        else:
+            d.add_argument(flag, action="store_true", help=text)
+    _cluster_args(d)
     p = sub.add_parser(
         "plan",
         help="audit the PriorityClass ladder",
@@ -177,6 +215,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return whatif(args)
         if args.command == "plan":
             return plan(args)
+        if args.command == "drain":
+            return drain(args)
         if args.command == "snapshot":
             from preemptlab.snapshot import save_snapshot
 
@@ -207,9 +247,11 @@ def _stdin_to(path: Path) -> str:
     return str(path)
 
 
-def _passed_on(args: argparse.Namespace) -> list[str]:
+def _passed_on(
+    args: argparse.Namespace, options: tuple[tuple[str, object, str], ...] = WHATIF_OPTIONS
+) -> list[str]:
     out: list[str] = []
-    for flag, takes_value, _ in WHATIF_OPTIONS:
+    for flag, takes_value, _ in options:
         value = getattr(args, flag[2:].replace("-", "_"))
         if takes_value == "append":
             for v in value:
@@ -288,3 +330,11 @@ def plan(args: argparse.Namespace) -> int:
             if value:
                 options += [flag, value]
         return _command("plan", *snapshots, *options, *_live_scheduler(args))
+
+
+def drain(args: argparse.Namespace) -> int:
+    with tempfile.TemporaryDirectory(prefix="preemptlab-") as tmp:
+        snapshots = _snapshot_files(args, Path(tmp))
+        return _command(
+            "drain", *snapshots, *_passed_on(args, DRAIN_OPTIONS), *_live_scheduler(args)
+        )

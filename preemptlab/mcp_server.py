@@ -2,8 +2,8 @@
 Model Context Protocol server over stdio, for agents. Read-only: it reads snapshot
 files under one folder (SnapshotRoot) and, through kubectl, the current context; it
 writes nothing but its temporary files and stores nothing. The
-answers are the JSON of ``preemptlab whatif --format json`` and ``preemptlab plan
---format json``."""
+answers are the JSON of ``preemptlab whatif --format json``, ``preemptlab drain --format
+json`` and ``preemptlab plan --format json``."""
 
 from __future__ import annotations
 
@@ -70,6 +70,39 @@ def whatif_json(
         flags = ["--recreate-victims"] * recreate_victims + ["--timeline"] * timeline
         out = io.StringIO()
         call_command("whatif", *snapshots, str(pod), "--format", "json", *flags, stdout=out)
+    answer: dict[str, Any] = json.loads(out.getvalue())
+    return answer
+
+
+def drain_json(
+    snapshot_path: str | None = None,
+    nodes: list[str] | None = None,
+    selector: str | None = None,
+    zone: str | None = None,
+    how: str = "drain",
+    force: bool = False,
+    max_unavailable: int | None = None,
+    add_nodes: int | None = None,
+    like: str | None = None,
+) -> dict[str, Any]:
+    """What happens when nodes go away: the JSON of manage.py drain --format json."""
+    from django.core.management import call_command
+
+    flags = ["--how", how] + ["--force"] * force
+    for flag, value in (
+        ("--nodes", ",".join(nodes or [])),
+        ("--selector", selector),
+        ("--zone", zone),
+        ("--max-unavailable", max_unavailable),
+        ("--add-nodes", add_nodes),
+        ("--like", like),
+    ):
+        if value not in (None, ""):
+            flags += [flag, str(value)]
+    with tempfile.TemporaryDirectory(prefix="preemptlab-mcp-") as tmp:
+        snapshots = _snapshot_files(snapshot_path, Path(tmp))
+        out = io.StringIO()
+        call_command("drain", *snapshots, "--format", "json", *flags, stdout=out)
     answer: dict[str, Any] = json.loads(out.getvalue())
     return answer
 
@@ -163,6 +196,17 @@ def run(root: str | None = None) -> None:
         "PodDisruptionBudget (default: the highest user class that pods use).",
         annotations=read_only,
     )(_said(plan_json))
+    server.tool(
+        name="drain",
+        description="What happens when nodes go away, on the snapshot file at "
+        "`snapshot_path` (or the current kubectl context): give `nodes` (names), `selector` "
+        "(a pool, k=v,...) or `zone`; `how` drain (as kubectl drain: evictions through the "
+        "PodDisruptionBudgets, bare pods only with `force`) or lost; `max_unavailable`; "
+        "`add_nodes` new nodes `like` a node. The answer, as `preemptlab drain --format json` "
+        "prints it: verdict (completes|blocked|stopped), sentence, per node evicted/deleted/"
+        "left/blocked, where every returning pod runs or why it stays pending, preemptions.",
+        annotations=read_only,
+    )(_said(drain_json))
     server.tool(
         name="snapshot_summary",
         description="What a snapshot holds (or the current kubectl context when "

@@ -27,6 +27,7 @@ class AnalysisKind(models.TextChoices):
     POD = "pod", "One pod"
     WORKLOAD = "workload", "Workload"
     CAPACITY = "capacity", "How many fit"
+    TAKE_NODES_AWAY = "take-nodes-away", "Take nodes away"
 
 
 class Outcome(models.TextChoices):
@@ -50,8 +51,19 @@ class WorkloadOutcome(models.TextChoices):
         return cls.SOME_RUN if running else cls.NONE_RUN
 
 
-# An analysis' outcome: a pod's (and a capacity what-if's) word, or a workload's.
-ANALYSIS_OUTCOMES = [*Outcome.choices, *WorkloadOutcome.choices]
+class NodesAwayVerdict(models.TextChoices):
+    """Taking nodes away, in one word: every pod evicted, deleted or left as a drain
+    leaves it (completes), an eviction refused by a PodDisruptionBudget (blocked), or
+    a pod without a controller and no --force (stopped, as kubectl drain stops)."""
+
+    COMPLETES = "completes", "Completes"
+    BLOCKED = "blocked", "Blocked by a PDB"
+    STOPPED = "stopped", "Stopped"
+
+
+# An analysis' outcome: a pod's (and a capacity what-if's) word, a workload's, or the
+# verdict of taking nodes away.
+ANALYSIS_OUTCOMES = [*Outcome.choices, *WorkloadOutcome.choices, *NodesAwayVerdict.choices]
 
 
 # How many parsed clusters one worker process keeps (least recently used goes first).
@@ -81,3 +93,7 @@ CAPACITY_ROWS_PER_PAGE = 50
 # The Celery task that runs an analysis: services enqueue it by this name
 # (operations.faults.publish), the tasks module registers under it.
 ANALYSIS_RUN_TASK = "scheduling.analysis_run"
+# Taking nodes away: rows per page of its per-node, returning-pod and preemption lists.
+NODES_AWAY_ROWS_PER_PAGE = 50
+# Nodes drawn in its per-node picture; more are listed in the table only.
+NODES_AWAY_SVG_MAX_NODES = 40

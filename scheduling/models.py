@@ -180,6 +180,18 @@ class Analysis(LeasedWork):
         return self.kind == AnalysisKind.CAPACITY
 
     @property
+    def is_take_nodes_away(self) -> bool:
+        return self.kind == AnalysisKind.TAKE_NODES_AWAY
+
+    @property
+    def nodes_away(self) -> dict[str, Any] | None:
+        """The stored answer of taking nodes away (the engine's NodesTakenAway.to_dict(),
+        DESIGN.md "Taking nodes away"); None for another kind or until done."""
+        if not self.is_take_nodes_away or not self.simulation:
+            return None
+        return nodes_away_from_json(self.simulation)
+
+    @property
     def is_by_class(self) -> bool:
         """A capacity what-if of one size in every user class (no template of its own)."""
         return self.is_capacity and "size" in (self.pod or {})
@@ -203,10 +215,14 @@ class Analysis(LeasedWork):
         """The result contract of DESIGN.md (what the API and ``whatif --format json`` give):
         the workload contract with the workload's ``outcome`` (all-run, some-run, none-run)
         for a workload, the result contract for a pod, the capacity answer
-        (Capacity.to_dict() or RoomByClass.to_dict()) for a capacity what-if; each with
+        (Capacity.to_dict() or RoomByClass.to_dict()) for a capacity what-if, the answer of
+        taking nodes away (kind "take-nodes-away") for that what-if; each with
         ``scheduler_profile`` {name, source, preset}."""
         result: dict[str, Any] | None
-        if self.is_capacity:
+        if self.is_take_nodes_away:
+            away = self.nodes_away
+            result = dict(away) if away is not None else None
+        elif self.is_capacity:
             room = self.room
             result = room.to_dict() if room is not None else None
         elif self.is_workload:
@@ -252,6 +268,19 @@ def capacity_from_json(data: dict[str, Any]) -> Capacity | RoomByClass:
     if "by_class" in data:
         return RoomByClass.from_dict(data["by_class"])
     return Capacity.from_dict(data["capacity"])
+
+
+# Taking nodes away, 1: {"schema_version", "result": NodesTakenAway.to_dict()}.
+NODES_AWAY_SCHEMA_VERSION = 1
+
+
+def nodes_away_to_json(result: dict[str, Any]) -> dict[str, Any]:
+    return {"schema_version": NODES_AWAY_SCHEMA_VERSION, "result": result}
+
+
+def nodes_away_from_json(data: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = data["result"]
+    return result
 
 
 def new_share_token() -> str:

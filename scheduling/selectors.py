@@ -12,7 +12,13 @@ from django.http import Http404
 
 from clusters import access
 from clusters.models import Snapshot
-from scheduling.constants import AnalysisKind, AnalysisStatus, Outcome, WorkloadOutcome
+from scheduling.constants import (
+    AnalysisKind,
+    AnalysisStatus,
+    NodesAwayVerdict,
+    Outcome,
+    WorkloadOutcome,
+)
 from scheduling.engine import ENGINE_VERSION
 from scheduling.engine.capacity import Size
 from scheduling.models import Analysis, ShareLink
@@ -118,8 +124,9 @@ def shared_analysis_get(*, token: str, light: bool = False) -> Analysis:
     return link.analysis
 
 
-# The lists' outcome filter: a pod's word, a workload's word, or "workload" (any workload).
-OUTCOME_FILTERS = (*Outcome.values, "workload", *WorkloadOutcome.values)
+# The lists' outcome filter: a pod's word, a workload's word, or "workload" (any workload),
+# or the verdict of taking nodes away.
+OUTCOME_FILTERS = (*Outcome.values, "workload", *WorkloadOutcome.values, *NodesAwayVerdict.values)
 
 
 @dataclass(frozen=True)
@@ -155,6 +162,8 @@ class AnalysisFilters:
             rows = rows.filter(kind=AnalysisKind.WORKLOAD)
         elif self.outcome in WorkloadOutcome.values:
             rows = rows.filter(outcome=self.outcome, kind=AnalysisKind.WORKLOAD)
+        elif self.outcome in NodesAwayVerdict.values:
+            rows = rows.filter(outcome=self.outcome, kind=AnalysisKind.TAKE_NODES_AWAY)
         elif self.outcome:
             rows = rows.filter(outcome=self.outcome, kind=AnalysisKind.POD)
         if self.klass:

@@ -13,6 +13,11 @@ urlpatterns = [
     path("snapshots/<int:snapshot_id>/analyses/", lists.analysis_list, name="analysis-list"),
     path("snapshots/<int:snapshot_id>/room/", whatif.snapshot_room, name="snapshot-room"),
     path(
+        "snapshots/<int:snapshot_id>/take-nodes-away/",
+        whatif.snapshot_take_nodes_away,
+        name="snapshot-take-nodes-away",
+    ),
+    path(
         "snapshots/<int:snapshot_id>/scheduler/",
         scheduler_config_views.snapshot_scheduler,
         name="snapshot-scheduler",

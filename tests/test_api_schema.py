@@ -119,8 +119,9 @@ def test_the_schema_names_a_pods_and_a_workloads_outcomes(owner: Any) -> None:
     assert r.status_code == 200
     schema = json.loads(r.content)
     pod, workload = {"fits", "preempts", "unschedulable"}, {"all-run", "some-run", "none-run"}
+    away = {"completes", "blocked", "stopped"}  # taking nodes away: the verdict
     schemas = schema["components"]["schemas"]
-    assert set(schemas["OutcomeEnum"]["enum"]) == pod | workload
+    assert set(schemas["OutcomeEnum"]["enum"]) == pod | workload | away
     words = schemas["Analysis"]["properties"]["outcome"]
     assert {"$ref": "#/components/schemas/OutcomeEnum"} in words["oneOf"]
     assert "some-run" in words["description"] and "preempts" in words["description"]
@@ -133,7 +134,7 @@ def test_the_schema_names_a_pods_and_a_workloads_outcomes(owner: Any) -> None:
     assert "outcome" in result["required"]
     op = schema["paths"]["/api/snapshots/{snapshot_id}/analyses/"]["get"]
     (outcome,) = [p for p in op["parameters"] if p["name"] == "outcome"]
-    assert set(outcome["schema"]["enum"]) == pod | workload | {"workload"}
+    assert set(outcome["schema"]["enum"]) == pod | workload | {"workload"} | away
     assert "400" in op["responses"]
 
 

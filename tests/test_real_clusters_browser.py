@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from scheduling.take_nodes_away import analysis_create_take_nodes_away
 
 from clusters import services as cluster_services
-from clusters.models import Pod
+from clusters.models import Node, Pod
 from planning.first_in_line import first_in_line_request, first_in_line_run
 from scheduling import services
 from scheduling.engine.capacity import Capacity, Size
@@ -104,6 +105,17 @@ def _pages(snapshot: Any, klass: str) -> list[str]:
             snapshot=snapshot, cpu_millis=1000, memory_bytes=2 * 1024**3, limit=50
         ).pk
     )
+    # Two nodes drained (with force): the per-node picture and tables, by real names.
+    two = list(
+        Node.objects.filter(snapshot=snapshot).order_by("name").values_list("name", flat=True)
+    )
+    away = services.analysis_run(
+        analysis_id=analysis_create_take_nodes_away(
+            snapshot=snapshot, body={"nodes": two[-2:], "force": True}
+        ).pk
+    )
+    assert away.is_done, away.error
+    HEADLINES[away.get_absolute_url()] = away.summary[:60]
     link = services.share_link_create(analysis=single)
     # What each result's headline must begin with, from the stored answers.
     words = {"fits": "Fits on", "preempts": "Preempts", "unschedulable": "Cannot be scheduled"}
@@ -140,6 +152,8 @@ def _pages(snapshot: Any, klass: str) -> list[str]:
         timed.get_absolute_url(),
         room.get_absolute_url(),
         table.get_absolute_url(),
+        away.get_absolute_url(),
+        f"{base}/take-nodes-away/",
         f"{base}/room/",
         link.get_absolute_url(),
         "/analyses/",

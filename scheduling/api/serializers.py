@@ -78,7 +78,10 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
     kind = serializers.ChoiceField(
         choices=AnalysisKind.choices,
         required=False,
-        help_text="`capacity`: how many replicas of the Pod (`pod`, or a `manifest` holding "
+        help_text="`take-nodes-away`: what if these nodes go away (`nodes`, `selector` or "
+        "`zone`; `how`, `force`, `max_unavailable`, `add_nodes`): where every evicted pod "
+        "returns, whom it preempts, what blocks the drain. "
+        "`capacity`: how many replicas of the Pod (`pod`, or a `manifest` holding "
         "one Pod) fit, as the pods of one ReplicaSet, up to `limit`; or, with `size` instead "
         "of a pod, one pod of that size in every user PriorityClass (a table). Otherwise "
         "leave it out: a Pod is a single-pod what-if, anything else a workload.",
@@ -93,6 +96,45 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
     size = SizeSerializer(
         required=False,
         help_text="kind capacity: the requests of a pod tried in every user PriorityClass.",
+    )
+
+    nodes = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="kind take-nodes-away: the nodes taken away, by name (or give `selector` "
+        "or `zone`).",
+    )
+    selector = serializers.CharField(
+        required=False,
+        help_text="kind take-nodes-away: the nodes whose labels match, as kubectl writes a "
+        'selector: "pool=batch,tier!=gold" (a pool).',
+    )
+    zone = serializers.CharField(
+        required=False,
+        help_text="kind take-nodes-away: every node of this topology.kubernetes.io/zone.",
+    )
+    how = serializers.ChoiceField(
+        choices=("drain", "lost"),
+        required=False,
+        help_text="kind take-nodes-away: `drain` (default) as kubectl drain does: cordon, "
+        "evict through the PodDisruptionBudgets, DaemonSet and mirror pods stay, bare pods "
+        "only with `force`; `lost`: the nodes are gone, every pod on them with them.",
+    )
+    force = serializers.BooleanField(
+        required=False,
+        help_text="kind take-nodes-away: delete pods no controller recreates (kubectl drain "
+        "--force); without it the drain stops at the first one.",
+    )
+    max_unavailable = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        help_text="kind take-nodes-away: nodes drained at once (default: all of them).",
+    )
+    add_nodes = serializers.JSONField(
+        required=False,
+        help_text='kind take-nodes-away: `{"count": N, "like": NODE}`: N new nodes, copies '
+        "of NODE (its allocatable, labels and taints, none of its pods), ready before the "
+        "drain.",
     )
 
     scheduler_config = serializers.JSONField(
@@ -139,6 +181,17 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
             )
         except submission.PodRejected as e:
             raise serializers.ValidationError({e.field: [e.message]}) from None
+        if attrs.get("kind") == AnalysisKind.TAKE_NODES_AWAY:
+            return self._take_nodes_away(attrs)
+        for key in TAKE_NODES_AWAY_FIELDS:
+            if key in attrs:
+                raise serializers.ValidationError(
+                    {
+                        key: [
+                            'Only a take-nodes-away what-if takes it: add "kind": "take-nodes-away".'
+                        ]
+                    }
+                )
         if attrs.get("kind") == AnalysisKind.CAPACITY:
             return self._capacity(attrs)
         for key in ("limit", "size"):
@@ -241,6 +294,44 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
             attrs["classes_field"] = "priority_classes"
         return attrs
 
+    def _take_nodes_away(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """kind take-nodes-away: the nodes (by name, selector or zone) and how they go; none
+        of a pod's, a workload's or a capacity question's fields. The engine reads the
+        body (scheduling/services/take_nodes_away.py), each refusal under its field."""
+        unused = [
+            k
+            for k in (
+                "pod",
+                "manifest",
+                "objects",
+                "limit",
+                "size",
+                "recreate_victims",
+                "timeline",
+                *PREEMPTION_ARGS,
+            )
+            if attrs.get(k) not in (None, False)
+        ]
+        if unused:
+            raise serializers.ValidationError(
+                {unused[0]: ["A take-nodes-away what-if does not take it."]}
+            )
+        attrs["body"] = {k: attrs.pop(k) for k in TAKE_NODES_AWAY_FIELDS if k in attrs}
+        attrs["field"] = attrs["classes_field"] = "priority_classes"
+        return attrs
+
+
+# The fields of a take-nodes-away body (DESIGN.md "Taking nodes away").
+TAKE_NODES_AWAY_FIELDS = (
+    "nodes",
+    "selector",
+    "zone",
+    "how",
+    "force",
+    "max_unavailable",
+    "add_nodes",
+)
+
 
 def _manifest_split(text: str) -> tuple[list[Any], list[Any]]:
     """(the what-if's PriorityClasses, the other objects) of a manifest; its errors under
@@ -283,7 +374,9 @@ class AnalysisSerializer(AnalysisAcceptedSerializer):
         allow_blank=True,
         help_text="Once done: a pod's (and a capacity what-if's) fits, preempts or "
         "unschedulable; a workload's all-run, some-run (some replicas left pending) or "
-        "none-run. Empty until done, and for a capacity table of every class.",
+        "none-run; taking nodes away: completes, blocked (a PodDisruptionBudget refuses an "
+        "eviction) or stopped (a pod without a controller, no force). Empty until done, and "
+        "for a capacity table of every class.",
     )
     snapshot = serializers.IntegerField(source="snapshot_id", read_only=True)
     pod = serializers.CharField(source="pod_key", read_only=True, help_text='"namespace/name"')
@@ -514,14 +607,41 @@ _CAPACITY_RESULT = {
 }
 
 
+_NODES_AWAY_RESULT = {
+    "type": "object",
+    "title": "Taking nodes away (kind take-nodes-away)",
+    "description": 'DESIGN.md "Taking nodes away": kind (take-nodes-away), how '
+    "(drain|lost), verdict (completes|blocked|stopped: a bare pod without force), sentence, "
+    "nodes [{node, evicted, deleted, left, blocked [{pod, pdb}], stopped_at}], returning "
+    "[{pod, replaces, node (null: stays pending), reason (kube-scheduler's words when it "
+    "stays pending)}], preemptions [{preemptor, node, victims, ...the tie-break}], "
+    "pdbs_exceeded, pending. Pods are namespace/name.",
+    "properties": {
+        k: {}
+        for k in [
+            "kind",
+            "how",
+            "verdict",
+            "sentence",
+            "nodes",
+            "returning",
+            "preemptions",
+            "pdbs_exceeded",
+            "pending",
+        ]
+    },
+    "required": ["kind", "verdict", "sentence", "nodes"],
+}
+
+
 @extend_schema_field(
     {
-        "oneOf": [_POD_RESULT, _WORKLOAD_RESULT, _CAPACITY_RESULT],
+        "oneOf": [_POD_RESULT, _WORKLOAD_RESULT, _CAPACITY_RESULT, _NODES_AWAY_RESULT],
         "nullable": True,
         "description": "The contract of DESIGN.md for the analysis' `kind` (the same JSON as "
         "`manage.py whatif --format json`): the result contract of a pod, the workload "
-        "contract of a workload, the capacity answer of a capacity what-if; null until the "
-        "analysis is done.",
+        "contract of a workload, the capacity answer of a capacity what-if, the answer of "
+        "taking nodes away; null until the analysis is done.",
     }
 )
 class ResultField(serializers.JSONField):

@@ -32,6 +32,7 @@ from operations.input_limits import submission_body
 from scheduling import selectors, services
 from scheduling.analyses import rendered_cache, submission
 from scheduling.api.serializers import (
+    TAKE_NODES_AWAY_FIELDS,
     AnalysisAcceptedSerializer,
     AnalysisCompactSerializer,
     AnalysisCreateSerializer,
@@ -52,6 +53,10 @@ FieldErrors = inline_serializer(
         "priority_classes": serializers.ListField(child=serializers.CharField(), required=False),
         "limit": serializers.ListField(child=serializers.CharField(), required=False),
         "size": serializers.ListField(child=serializers.CharField(), required=False),
+        **{
+            k: serializers.ListField(child=serializers.CharField(), required=False)
+            for k in TAKE_NODES_AWAY_FIELDS
+        },
         "scheduler_config": serializers.ListField(child=serializers.CharField(), required=False),
         "scheduler_preset": serializers.ListField(child=serializers.CharField(), required=False),
         "non_field_errors": serializers.ListField(child=serializers.CharField(), required=False),
@@ -87,8 +92,9 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
                 str,
                 enum=list(selectors.OUTCOME_FILTERS),
                 description="Only the pods of this outcome (fits, preempts, unschedulable), "
-                "the workloads of this outcome (all-run, some-run, none-run), or every "
-                "workload (workload).",
+                "the workloads of this outcome (all-run, some-run, none-run), every "
+                "workload (workload), or the nodes taken away of this verdict (completes, "
+                "blocked, stopped).",
             )
         ],
         summary="List the snapshot's analyses",
@@ -126,6 +132,11 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
             'preemption, with the cost of each; `{"kind": "capacity", "size": {"cpu", '
             '"memory"}, "limit": N}` asks it of one pod of that size in every user '
             "PriorityClass. `result` then holds the capacity answer. "
+            '`{"kind": "take-nodes-away", "nodes": [...] | "selector": "k=v,..." | "zone": '
+            '"...", "how": "drain"|"lost", "force": bool, "max_unavailable": N, "add_nodes": '
+            '{"count": N, "like": NODE}}` asks what happens when those nodes are drained or '
+            "lost: where every evicted pod returns, whom it preempts, which PDB blocks the "
+            "drain (a bad field answers 400 under its name). `result` then holds that answer. "
             "`scheduler_config` (a KubeSchedulerConfiguration object or YAML/JSON text) or "
             "`scheduler_preset` (GET /api/scheduler-presets/) runs any kind under that "
             "scheduler configuration instead of the snapshot's (PUT "
@@ -155,8 +166,21 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
         data = incoming.validated_data
         field = data["field"]
         classes, classes_field = data["priority_classes"], data["classes_field"]
+        if data.get("kind") == AnalysisKind.TAKE_NODES_AWAY:
+            field = ""  # its refusals name their own field (nodes, how, add_nodes, ...)
         try:
-            if data.get("kind") == AnalysisKind.CAPACITY:
+            if data.get("kind") == AnalysisKind.TAKE_NODES_AWAY:
+                from scheduling.services import analysis_create_take_nodes_away
+
+                analysis = analysis_create_take_nodes_away(
+                    snapshot=snapshot,
+                    body=data["body"],
+                    source=AnalysisSource.API,
+                    priority_classes=classes,
+                    scheduler=data["scheduler"],
+                    requested_by=request.user,
+                )
+            elif data.get("kind") == AnalysisKind.CAPACITY:
                 analysis = services.analysis_create_capacity(
                     snapshot=snapshot,
                     pod=data.get("pod"),
@@ -196,7 +220,7 @@ class SnapshotAnalyses(generics.GenericAPIView[Analysis]):
         except submission.SnapshotNotReady as e:
             return Response({"snapshot": [e.message]}, status=status.HTTP_409_CONFLICT)
         except submission.PodRejected as e:
-            where = e.field if e.field == classes_field else field
+            where = e.field if e.field == classes_field or not field else field
             return Response({where: [e.message]}, status=status.HTTP_400_BAD_REQUEST)
         body = AnalysisAcceptedSerializer(analysis, context={"request": request}).data
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})

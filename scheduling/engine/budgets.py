@@ -56,19 +56,26 @@ def _scaled(value: Any, expected: int, field: str) -> int:
     raise InvalidInput(f"Invalid value: {value!r}: an integer or a percentage", field=field)
 
 
-def disruptions_allowed(pdb: PDB, healthy: int) -> int:
-    """updatePdbStatus's disruptionsAllowed for ``healthy`` matched, running pods."""
+def desired_healthy(pdb: PDB, expected: int) -> int:
+    """getExpectedPodCount's desiredHealthy when the budget's workload has ``expected``
+    pods (its scale)."""
     if pdb.min_available is not None and pdb.max_unavailable is not None:
         raise InvalidInput(
             "Invalid value: minAvailable and maxUnavailable cannot be both set", field="spec"
         )
     if pdb.max_unavailable is not None:
-        desired = healthy - _scaled(pdb.max_unavailable, healthy, "spec.maxUnavailable")
+        desired = expected - _scaled(pdb.max_unavailable, expected, "spec.maxUnavailable")
     elif pdb.min_available is not None:
-        desired = _scaled(pdb.min_available, healthy, "spec.minAvailable")
+        desired = _scaled(pdb.min_available, expected, "spec.minAvailable")
     else:
-        desired = healthy  # neither set: nothing may be disrupted
-    return max(0, healthy - max(desired, 0))
+        desired = expected  # neither set: nothing may be disrupted
+    return max(desired, 0)
+
+
+def disruptions_allowed(pdb: PDB, healthy: int) -> int:
+    """updatePdbStatus's disruptionsAllowed for ``healthy`` matched, running pods (the
+    workload's whole scale: a steady snapshot)."""
+    return max(0, healthy - desired_healthy(pdb, healthy))
 
 
 def with_budgets(

@@ -184,3 +184,45 @@ class NodeSelector:
 
     def matches(self, labels: Mapping[str, str], node_name: str) -> bool:
         return any(t.matches(labels, node_name) for t in self.terms)
+
+
+# kubectl's -l syntax (apimachinery labels.Parse): "k=v", "k==v", "k!=v",
+# "k in (a,b)", "k notin (a,b)", "k" (exists) and "!k" (does not exist), comma-separated.
+_SET_REQUIREMENT = re.compile(r"^\s*([^\s=!(),]+)\s+(in|notin)\s*\(([^()]*)\)\s*", re.I)
+_EQUALITY = re.compile(r"^\s*([^\s=!(),]+)\s*(==|=|!=)\s*([^\s,()=!]*)\s*")
+_EXISTS = re.compile(r"^\s*(!?)\s*([^\s=!(),]+)\s*")
+
+
+def parse_selector_text(text: str, field: str = "selector") -> LabelSelector:
+    """A label selector written as kubectl's -l flag takes it. InvalidInput says where it
+    stopped making sense."""
+    reqs: list[Requirement] = []
+    rest = text.strip()
+    if not rest:
+        raise InvalidInput("is empty: give key=value, key in (a,b), key or !key", field=field)
+    while rest:
+        m = _SET_REQUIREMENT.match(rest)
+        if m:
+            values = frozenset(v.strip() for v in m.group(3).split(",") if v.strip())
+            if not values:
+                raise InvalidInput(f"{m.group(1)} {m.group(2)} (): no values", field=field)
+            op = "In" if m.group(2).lower() == "in" else "NotIn"
+            reqs.append((m.group(1), op, values))
+        else:
+            m = _EQUALITY.match(rest)
+            if m:
+                op = "NotIn" if m.group(2) == "!=" else "In"
+                reqs.append((m.group(1), op, frozenset([m.group(3)])))
+            else:
+                m = _EXISTS.match(rest)
+                if not m:
+                    raise InvalidInput(f"cannot read {rest!r}", field=field)
+                reqs.append((m.group(2), "DoesNotExist" if m.group(1) else "Exists", frozenset()))
+        rest = rest[m.end() :]
+        if rest:
+            if not rest.startswith(","):
+                raise InvalidInput(f"expected a comma before {rest!r}", field=field)
+            rest = rest[1:]
+            if not rest.strip():
+                raise InvalidInput("ends with a comma", field=field)
+    return LabelSelector(reqs)

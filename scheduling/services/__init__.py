@@ -1,8 +1,8 @@
 """Writes: submit a what-if, run it, record how it ended, share it; a module per kind of
 analysis, as presenters/ and reports/ are split.
 
-- ``pod``, ``workload``, ``capacity``: each kind submitted (``analysis_create*``), run by
-  the engine and stored;
+- ``pod``, ``workload``, ``capacity``, ``take_nodes_away``: each kind submitted
+  (``analysis_create*``), run by the engine and stored;
 - ``common``: what they share (the row queued and its task sent by name, the snapshot's
   cluster, claimed, done, failed, retried, deleted); it imports no kind;
 - ``dispatch``: what depends on the kind (a manifest that is a pod or a workload, a rerun
@@ -39,6 +39,12 @@ from .common import (
 from .dispatch import analysis_create_from_manifest, analysis_rerun, analysis_run
 from .pod import analysis_create, cycle_explanation_create, pod_store
 from .sharing import share_link_create, share_link_revoke
+from .take_nodes_away import (
+    analysis_create_take_nodes_away,
+    analysis_rerun_take_nodes_away,
+    take_nodes_away_compute,
+    take_nodes_away_store,
+)
 from .workload import (
     analysis_create_workload,
     workload_outcome,
@@ -53,6 +59,7 @@ __all__ = [
     "analysis_create",
     "analysis_create_capacity",
     "analysis_create_from_manifest",
+    "analysis_create_take_nodes_away",
     "analysis_create_workload",
     "analysis_delete",
     "analysis_done",
@@ -63,6 +70,7 @@ __all__ = [
     "analysis_queue",
     "analysis_requeue_stopped",
     "analysis_rerun",
+    "analysis_rerun_take_nodes_away",
     "analysis_retry",
     "analysis_run",
     "capacity_compute",
@@ -75,6 +83,8 @@ __all__ = [
     "share_link_create",
     "share_link_revoke",
     "snapshot_load",
+    "take_nodes_away_compute",
+    "take_nodes_away_store",
     "workload_outcome",
     "workload_simulate",
     "workload_store",

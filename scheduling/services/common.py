@@ -224,6 +224,8 @@ def analysis_manifest(*, analysis: Analysis) -> str:
     own PriorityClasses first)."""
     import yaml
 
+    if analysis.is_take_nodes_away:  # the question, not a manifest
+        return yaml.safe_dump(analysis.pod, sort_keys=False)
     objects = list(analysis.priority_classes or [])
     if analysis.is_workload or analysis.is_capacity:
         objects += analysis.pod["objects"]

@@ -22,6 +22,10 @@ from scheduling.scheduler_config import SchedulerChoice, SchedulerSource
 from scheduling.services.capacity import analysis_create_capacity, capacity_store
 from scheduling.services.common import analysis_claim, analysis_requeue_stopped, snapshot_load
 from scheduling.services.pod import analysis_create, pod_store
+from scheduling.services.take_nodes_away import (
+    analysis_rerun_take_nodes_away,
+    take_nodes_away_store,
+)
 from scheduling.services.workload import analysis_create_workload, workload_store
 
 logger = logging.getLogger(__name__)
@@ -69,6 +73,10 @@ def analysis_rerun(*, analysis: Analysis, snapshot: Snapshot, requested_by: Any 
     lacks). The what-if's own scheduler configuration goes with it; one it took from its
     snapshot does not (the other snapshot's own applies)."""
     own = analysis.scheduler if analysis.scheduler_source == SchedulerSource.ANALYSIS else None
+    if analysis.is_take_nodes_away:
+        return analysis_rerun_take_nodes_away(
+            analysis=analysis, snapshot=snapshot, own=own, requested_by=requested_by
+        )
     if analysis.is_capacity:
         size = analysis.pod.get("size")
         return analysis_create_capacity(
@@ -135,4 +143,6 @@ def _analysis_compute(analysis: Analysis) -> Analysis:
         return workload_store(analysis, cluster, cached=cached, t0=t0, t1=t1)
     if analysis.kind == AnalysisKind.CAPACITY:
         return capacity_store(analysis, cluster, cached=cached, t0=t0, t1=t1)
+    if analysis.kind == AnalysisKind.TAKE_NODES_AWAY:
+        return take_nodes_away_store(analysis, cluster, cached=cached, t0=t0, t1=t1)
     return pod_store(analysis, cluster, cached=cached, t0=t0, t1=t1)

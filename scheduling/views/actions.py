@@ -13,8 +13,10 @@ from clusters import access
 from clusters.selectors import snapshot_get
 from scheduling import selectors, services
 from scheduling.analyses import submission
+from scheduling.presenters.take_nodes_away import NodesAway
 from scheduling.reports.escaping import md_text
 from scheduling.reports.markdown import render_markdown, render_workload_markdown
+from scheduling.reports.take_nodes_away import render_markdown as render_away_markdown
 from scheduling.scheduler_config.report import profile_lines
 
 
@@ -59,7 +61,10 @@ def analysis_export(request: HttpRequest, analysis_id: int, fmt: str) -> HttpRes
         ex = analysis.explained
         if analysis.is_capacity:
             raise Http404("A capacity answer is exported as JSON only.")
-        if run is not None:
+        away = analysis.nodes_away
+        if away is not None:
+            body = render_away_markdown(NodesAway.from_dict(away), snapshot=name, gate_failures=[])
+        elif run is not None:
             body = render_workload_markdown(run, snapshot=name, gate_failures=[])
         elif ex is not None:
             body = render_markdown(ex, snapshot=name, gate_failures=[])

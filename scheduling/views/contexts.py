@@ -10,6 +10,8 @@ from scheduling.analyses.workloads import WorkloadRun
 from scheduling.constants import (
     CANDIDATES_PER_PAGE,
     CAPACITY_ROWS_PER_PAGE,
+    NODES_AWAY_ROWS_PER_PAGE,
+    NODES_AWAY_SVG_MAX_NODES,
     REJECTED_GROUP_NODES_PER_PAGE,
     VICTIM_GROUPS_PER_PAGE,
     WORKLOAD_ROWS_PER_PAGE,
@@ -19,6 +21,7 @@ from scheduling.engine.capacity import Capacity, RoomByClass
 from scheduling.presenters import capacity as capacity_presenters
 from scheduling.presenters import devices as device_presenters
 from scheduling.presenters import pod as pod_presenters
+from scheduling.presenters import take_nodes_away as away_presenters
 from scheduling.presenters import timeline as timeline_presenters
 from scheduling.presenters import volumes as volume_presenters
 from scheduling.presenters import workload as workload_presenters
@@ -95,6 +98,40 @@ def capacity_context(
             capacity_presenters.replica_rows(room),
             page=replicas_page,
             per_page=CAPACITY_ROWS_PER_PAGE,
+        ),
+    }
+
+
+def nodes_away_context(
+    result: dict[str, Any],
+    *,
+    like: str | None = None,
+    nodes_page: str | None = None,
+    returning_page: str | None = None,
+    preemptions_page: str | None = None,
+) -> dict[str, Any]:
+    """What the take-nodes-away page shows: the verdict's sentence first, the picture,
+    then node by node, the returning pods and the preemptions, each paginated."""
+    answer = away_presenters.NodesAway.from_dict(result)
+    per = NODES_AWAY_ROWS_PER_PAGE
+    return {
+        "away": answer,
+        "sentence": answer.sentence,
+        "counts": away_presenters.counts_line(answer),
+        "away_picture": away_presenters.picture(answer, max_nodes=NODES_AWAY_SVG_MAX_NODES),
+        "away_advice": away_presenters.advice_lines(answer, like=like),
+        "criteria": pod_presenters.CRITERIA_EXPLAINED,
+        "away_nodes_page": pod_presenters.paginate(answer.nodes, page=nodes_page, per_page=per),
+        "returning_page": pod_presenters.paginate(
+            [(r, answer.victims_of(r)) for r in answer.returning],
+            page=returning_page,
+            per_page=per,
+        ),
+        "criterion_columns": pod_presenters.CRITERION_COLUMNS,
+        "preemptions_page": pod_presenters.paginate(
+            [(p, away_presenters.tie_rows(p)) for p in answer.preemptions],
+            page=preemptions_page,
+            per_page=per,
         ),
     }
 

@@ -34,7 +34,12 @@ from scheduling.presenters import pod as pod_presenters
 from scheduling.presenters import volumes as volume_presenters
 from scheduling.scheduler_config.presenter import score_weights
 from scheduling.scheduler_config.report import profile_lines
-from scheduling.views.contexts import capacity_context, result_context, workload_context
+from scheduling.views.contexts import (
+    capacity_context,
+    nodes_away_context,
+    result_context,
+    workload_context,
+)
 from scheduling.views.htmx import STOP_POLLING, HtmxHttpRequest
 
 
@@ -66,6 +71,15 @@ def _result_context(
             analysis.scheduler, analysis.scheduler_difference, markdown=False
         ),
     }
+    away = analysis.nodes_away if analysis.is_done else None
+    if away is not None:
+        return ctx | nodes_away_context(
+            away,
+            like=((analysis.pod.get("add_nodes") or {}).get("like") or None),
+            nodes_page=request.GET.get("nodes"),
+            returning_page=request.GET.get("returning"),
+            preemptions_page=request.GET.get("preemptions"),
+        )
     room = analysis.room if analysis.is_done else None
     if room is not None:
         return ctx | capacity_context(room, replicas_page=request.GET.get("replicas"))
@@ -198,11 +212,31 @@ def analysis_detail(request: HtmxHttpRequest, analysis_id: int) -> HttpResponse:
 def _edit_url(analysis: Analysis) -> str:
     """Where "Edit and run again" starts: the room page with the size of an every-class
     table, else the what-if form holding what was submitted."""
+    if analysis.is_take_nodes_away:
+        return _away_url(analysis)
     if analysis.is_capacity and analysis.is_by_class:
         size = analysis.pod["size"]
         query = urlencode({**size, "limit": analysis.pod["limit"]})
         return reverse("scheduling:snapshot-room", args=[analysis.snapshot_id]) + f"?{query}"
     return reverse("scheduling:analysis-new", args=[analysis.snapshot_id]) + f"?from={analysis.pk}"
+
+
+def _away_url(analysis: Analysis) -> str:
+    """The take-nodes-away form holding the same question."""
+    asked = analysis.pod or {}
+    query: list[tuple[str, str]] = [("nodes", n) for n in asked.get("nodes") or []]
+    for key in ("selector", "zone", "how"):
+        if asked.get(key):
+            query.append((key, str(asked[key])))
+    if asked.get("force"):
+        query.append(("force", "1"))
+    if (asked.get("max_unavailable") or 1) > 1:
+        query.append(("max_unavailable", str(asked["max_unavailable"])))
+    add = asked.get("add_nodes") or {}
+    if add.get("count"):
+        query += [("add_count", str(add["count"])), ("add_like", str(add.get("like") or ""))]
+    url = reverse("scheduling:snapshot-take-nodes-away", args=[analysis.snapshot_id])
+    return f"{url}?{urlencode(query)}" if query else url
 
 
 def _rejected_nodes(

@@ -9,6 +9,7 @@ from typing import Any
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from advice.apply import advice_manifest
@@ -353,5 +354,44 @@ def analysis_clone(request: HttpRequest, snapshot_id: int, pod_id: int) -> HttpR
         request,
         "scheduling/analysis_clone.html",
         {"snapshot": snapshot, "pod_row": row, "form": form},
+        status=400 if request.method == "POST" else 200,
+    )
+
+
+@submission_body
+@require_http_methods(["GET", "POST"])
+def snapshot_take_nodes_away(request: HttpRequest, snapshot_id: int) -> HttpResponse:
+    """ "What if these go away?": nodes by name (the Nodes page's ticks arrive as
+    ?nodes=...), a pool or a zone, drained or lost; queued for a worker, its page follows."""
+    from scheduling.forms.take_nodes_away import TakeNodesAwayForm, node_groups
+    from scheduling.services import analysis_create_take_nodes_away
+
+    snapshot = snapshot_get(user=request.user, snapshot_id=snapshot_id)
+    form = TakeNodesAwayForm(
+        request.POST or None, initial=TakeNodesAwayForm.initial_from(request.GET), snapshot=snapshot
+    )
+    if request.method == "POST" and form.is_valid():
+        try:
+            analysis = analysis_create_take_nodes_away(
+                snapshot=snapshot,
+                body=form.body,
+                source=AnalysisSource.FORM,
+                requested_by=request.user,
+            )
+        except submission.PodRejected as e:
+            form.refused(e.field, e.message)
+        else:
+            return HttpResponseRedirect(analysis.get_absolute_url())
+    zones, pools = node_groups(snapshot)
+    return TemplateResponse(
+        request,
+        "scheduling/take_nodes_away.html",
+        {
+            "snapshot": snapshot,
+            "form": form,
+            "zones": zones,
+            "pools": pools,
+            "nodes_url": reverse("clusters:snapshot-nodes", args=[snapshot.pk]),
+        },
         status=400 if request.method == "POST" else 200,
     )

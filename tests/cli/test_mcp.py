@@ -55,7 +55,7 @@ def test_an_agent_asks_a_whatif_and_reads_a_snapshot(tmp_path: Path) -> None:
             ("plan", {"snapshot_path": str(DEMO), "critical_classes": ["cat-9"]}),
         ],
     )
-    assert sorted(names) == ["plan", "snapshot_summary", "whatif"]
+    assert sorted(names) == ["drain", "plan", "snapshot_summary", "whatif"]
     objects = json.loads(DEMO.read_text())["items"]
     expected = json.loads(
         json.dumps(analyze(objects, read_documents(POD.read_bytes(), POD.name)[0]).to_dict())
@@ -120,3 +120,30 @@ def test_the_size_limit_counts_what_is_read_not_what_stat_says(tmp_path: Path) -
     )
     assert Path("/proc/self/maps").stat().st_size == 0
     assert maps.is_error and "above the 0 MiB" in maps.content[0].text
+
+
+def test_an_agent_asks_what_draining_a_node_does(tmp_path: Path) -> None:
+    from scheduling.engine.take_nodes_away import TakeNodesAway, take_nodes_away
+    from tests.clusters.builders import dump
+    from tests.scheduling.nodes_away_scenario import nodes_away_objects
+
+    snap = tmp_path / "three-nodes.json"
+    snap.write_bytes(dump(nodes_away_objects()))
+    names, (drained, typo) = _ask(
+        tmp_path,
+        [
+            ("drain", {"snapshot_path": str(snap), "nodes": ["node-1"], "force": True}),
+            ("drain", {"snapshot_path": str(snap), "nodes": ["node-9"]}),
+        ],
+        "--root",
+        str(tmp_path),
+    )
+    assert "drain" in names
+    assert not drained.is_error, drained.content
+    answer = json.loads(drained.content[0].text)
+    expected = take_nodes_away(
+        nodes_away_objects(), TakeNodesAway.from_dict({"nodes": ["node-1"], "force": True})
+    ).to_dict()
+    assert answer == json.loads(json.dumps(expected))
+    assert answer["verdict"] == "completes"
+    assert typo.is_error and "node-9" in typo.content[0].text

@@ -137,6 +137,13 @@ class PodBuilder:
         )
         return self
 
+    def owned(self, kind: str, name: str) -> PodBuilder:
+        """metadata.ownerReferences: one controller reference."""
+        self._pod["metadata"]["ownerReferences"] = [
+            {"apiVersion": "apps/v1", "kind": kind, "name": name, "controller": True}
+        ]
+        return self
+
     def node_selector(self, **labels: str) -> PodBuilder:
         self._spec["nodeSelector"] = dict(labels)
         return self

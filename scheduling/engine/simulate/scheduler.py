@@ -28,7 +28,7 @@ import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from ..analysis import parse_pending_pod
 from ..cluster import Cluster, load_cluster
@@ -135,6 +135,23 @@ def rejector_plugins(diagnosis: Diagnosis) -> frozenset[str]:
     )
 
 
+class ClockSource(Protocol):
+    """Someone outside the scheduler acting on the cluster at times of its own (a drain
+    cordoning nodes and evicting pods, a node controller deleting pods of lost nodes),
+    on the timeline's clock. The loop asks it when it next acts and lets it act once
+    the clock gets there, before popping a pod; when neither the queue nor the agenda
+    nor any source has anything left, the run is over."""
+
+    def next_at(self, now: int) -> int | None:
+        """When it next acts (ms since time zero; at most ``now`` when it is due), or
+        None while it waits for nothing the clock can bring."""
+        ...
+
+    def fire(self, now: int) -> None:
+        """Act: everything due by ``now``."""
+        ...
+
+
 @dataclass
 class CycleOutcome:
     """What one scheduling cycle decided, before the loop applies it."""
@@ -189,12 +206,16 @@ class Scheduler:
         self.arrived: dict[str, int] = {}
         self.bound_at: dict[str, int] = {}
         self.not_arrived: set[str] = set()
+        # Actors outside the scheduler on the same clock (timeline runs only).
+        self.sources: list[ClockSource] = []
         if timeline:
             for pod in base.pods:
                 if pod.delete_at_ms is not None and pod.node_name:
                     self.agenda.add(pod.delete_at_ms, Happening.DELETE, pod)
         self.controllers = ControllerManager(self.state) if recreate_victims else None
         self.cycle_limit = cycle_limit
+        # Set by the caller (from on_cycle): end before the next cycle, as at the limit.
+        self.stop_requested = False
         self.on_cycle = on_cycle
         self.sim = Simulation(base=base, recreate_victims=recreate_victims)
         self.sim.scheduler_config = profiles.configuration if profiles is not None else None
@@ -320,7 +341,7 @@ class Scheduler:
                 self.progress_since_flush = False
                 self.sim.flushes.append(Flush(self.cycle, sorted(q.key for q in moved)))
                 continue
-            if self.cycle >= limit:
+            if self.cycle >= limit or self.stop_requested:
                 self.queue.put_back(p)
                 self.sim.stop_reason = StopReason.CYCLE_LIMIT
                 break
@@ -362,16 +383,30 @@ class Scheduler:
         straight there instead of through every 30 s."""
         return self.queue.next_leftover_flush(self.next_leftover_tick)
 
+    def source_due(self) -> tuple[int, ClockSource] | None:
+        """The source acting next, and when (None: none will until something changes)."""
+        best: tuple[int, ClockSource] | None = None
+        for source in self.sources:
+            at = source.next_at(self.queue.now)
+            if at is not None and (best is None or at < best[0]):
+                best = (at, source)
+        return best
+
     def deliver_due(self) -> None:
-        """Everything due by now, in time order: happenings, then leftover-flush ticks."""
+        """Everything due by now, in time order: happenings, then the outside sources,
+        then leftover-flush ticks."""
+        now = self.queue.now
         while True:
             due = self.agenda.next_at()
             tick = self.next_flush_tick()
-            if due is not None and due <= self.queue.now and (tick is None or due <= tick):
-                d = self.agenda.pop_due(self.queue.now)
+            source = self.source_due() if self.sources else None
+            if due is not None and due <= now and (tick is None or due <= tick):
+                d = self.agenda.pop_due(now)
                 assert d is not None
                 self.happen(d.kind, d.pod, d.at)
-            elif tick is not None and tick <= self.queue.now:
+            elif source is not None and source[0] <= now and (tick is None or source[0] <= tick):
+                source[1].fire(now)
+            elif tick is not None and tick <= now:
                 self.leftover_flush(tick)
             else:
                 return
@@ -381,6 +416,10 @@ class Scheduler:
         """Nothing can be popped: move the clock to the next happening or to the
         leftover flush's next tick that moves a pod. False: the run is over."""
         due = self.agenda.next_at()
+        if self.sources:
+            source = self.source_due()
+            if source is not None and (due is None or source[0] < due):
+                due = max(source[0], self.queue.now)
         tick = self.next_flush_tick()
         if due is None and tick is None:
             self.sim.stop_reason = StopReason.QUEUE_EMPTY

@@ -13,7 +13,7 @@ from collections import defaultdict
 from ..cluster import Cluster, NodeInfo
 from ..dra.allocator import ClaimAllocation
 from ..dra.objects import Allocation, ResourceClaim, node_name_selector
-from ..objects import Pod
+from ..objects import Node, Pod
 from ..plugins import podindex
 
 
@@ -58,6 +58,12 @@ class ClusterState(Cluster):
         """The nodes whose NodeInfo is this run's copy; every other node's is the base's
         own, unchanged."""
         return sorted(self._owned)
+
+    def update_node(self, node: Node) -> None:
+        """The Node object changed (cordoned, tainted): the node's info holds the new one.
+        Only ever less room for pending pods, so no queued pod moves on it."""
+        self._writable(node.name).node = node
+        self._touch(node.name)
 
     def bind(self, pod: Pod, node_name: str) -> None:
         """``pod`` (a bound copy: spec.nodeName set) runs on the node from now on."""
