@@ -65,6 +65,7 @@ bench: install
 	DEBUG=1 $(BIN)/python -m bench.engine_bench --dense
 	DEBUG=1 $(BIN)/python -m bench.advice_bench --large
 	DEBUG=1 $(BIN)/python -m bench.simulate_bench --large
+	DEBUG=1 $(BIN)/python -m bench.take_nodes_away_bench --large
 	DEBUG=1 $(BIN)/python -m bench.plan_bench --large
 	DEBUG=1 $(BIN)/python -m bench.workload_page_bench --large
 	DEBUG=1 DATABASE_URL=$(TEST_DATABASE_URL) $(BIN)/python bench/ingest_bench.py

@@ -6,7 +6,7 @@ generated cluster.
 - "drain 10 at once": the same with max_unavailable 10 (every pod tried even where a
   budget blocks the rolling drain at its first node);
 - "lose 1,000": 1,000 nodes of zone-a lost at once, under the analysis budget a
-  worker gives (scheduling/budgets.py: PREEMPTLAB_ANALYSIS_MAX_CYCLES cycles, the
+  worker gives (scheduling/running/budgets.py: PREEMPTLAB_ANALYSIS_MAX_CYCLES cycles, the
   default 20,000, and PREEMPTLAB_ANALYSIS_SECONDS, 120 s): it finishes or stops at
   the cycle limit saying what it reached.
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from scheduling.take_nodes_away import analysis_create_take_nodes_away
 
 from clusters import services as cluster_services
 from clusters.models import Node, Pod
@@ -15,6 +14,7 @@ from planning.first_in_line import first_in_line_request, first_in_line_run
 from scheduling import services
 from scheduling.engine.capacity import Capacity, Size
 from scheduling.engine.words import plural
+from scheduling.services import analysis_create_take_nodes_away
 from tests.clusters.builders import make_deployment
 from tests.conftest import browser_login
 from tests.realworld import demote_workers, import_dump, pending_pod, real_dump
