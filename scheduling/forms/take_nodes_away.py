@@ -1,7 +1,7 @@
 """The "What if these go away?" form: nodes by name, a pool (a label selector) or a zone;
 drained or lost; force, how many at once, nodes added first.
 
-It builds the same body the API takes (scheduling/take_nodes_away.py reads both), so a
+It builds the same body the API takes (scheduling/services/take_nodes_away.py reads both), so a
 refusal shows beside the field it came from in the engine's own words.
 """
 
@@ -179,7 +179,7 @@ class TakeNodesAwayForm(forms.Form):
         return data
 
     def refused(self, field: str, message: str) -> None:
-        """A refusal of the body's ``field`` (scheduling/take_nodes_away.py), beside the
+        """A refusal of the body's ``field`` (scheduling/services/take_nodes_away.py), beside the
         form's field it came from."""
         if field == "add_nodes":
             field = "add_like" if "like" in message or "node" in message else "add_count"
