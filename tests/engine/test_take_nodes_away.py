@@ -442,3 +442,17 @@ def test_a_deadline_passed_ends_the_run_where_it_is_seen() -> None:
     assert r.sentence.startswith(
         "The drain of 1 node stopped at the analysis's time budget, after 0 scheduling cycles"
     )
+
+
+def test_a_finished_pod_on_a_drained_node_is_deleted_and_never_returns() -> None:
+    """kubectl drain deletes a Succeeded or Failed pod (its filters pass it) without the
+    eviction API; its Job made it and is done with it, so nothing comes back."""
+    done = running("report-28911-xk2pq", "node-1", "100m").owned("Job", "report-28911").obj()
+    done["status"]["phase"] = "Succeeded"
+    c = issue_cluster()
+    c["items"].append(done)
+    d = drain(c, "node-1", force=True).to_dict()
+    assert "default/report-28911-xk2pq" in d["nodes"][0]["deleted"]
+    assert "default/report-28911-xk2pq" not in d["nodes"][0]["evicted"]
+    assert "default/report-28911-xk2pq" not in {x["replaces"] for x in d["returning"]}
+    assert d["verdict"] == "completes"
