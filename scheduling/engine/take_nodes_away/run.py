@@ -396,9 +396,10 @@ def take_nodes_away(
         for c in sim.cycles
         if c.result is CycleResult.PREEMPTED and c.victims
     ]
+    returned = {x.pod for x in returning}
     pending = sorted(
         {r.pod for r in returning if r.node is None}
-        | {p.pod for p in sim.pods if not p.bound and p.pod not in {x.pod for x in returning}}
+        | {p.pod for p in sim.pods if not p.bound and p.pod not in returned}
     )
     blocked = any(r.blocked for r in taking.records)
     if taking.stopped:
