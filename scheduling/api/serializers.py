@@ -128,7 +128,8 @@ class AnalysisCreateSerializer(serializers.Serializer[Any]):
     max_unavailable = serializers.IntegerField(
         required=False,
         min_value=1,
-        help_text="kind take-nodes-away: nodes drained at once (default: all of them).",
+        help_text="kind take-nodes-away: nodes drained at once (default 1: one after another, "
+        "as node-pool upgrades drain).",
     )
     add_nodes = serializers.JSONField(
         required=False,

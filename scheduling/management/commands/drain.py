@@ -59,7 +59,10 @@ class Command(BaseCommand):
             help="delete pods no controller recreates (without it the drain stops there)",
         )
         parser.add_argument(
-            "--max-unavailable", type=int, metavar="N", help="nodes drained at once"
+            "--max-unavailable",
+            type=int,
+            metavar="N",
+            help="nodes drained at once (default 1: one after another)",
         )
         parser.add_argument(
             "--add-nodes", type=int, metavar="N", help="N new nodes ready before the drain"
