@@ -62,7 +62,7 @@ DRAIN_OPTIONS = (
     ("--zone", True, "or every node of this topology.kubernetes.io/zone"),
     ("--how", True, "drain (default, as kubectl drain) or lost (the nodes fail)"),
     ("--force", False, "delete pods no controller recreates (else the drain stops there)"),
-    ("--max-unavailable", True, "nodes drained at once"),
+    ("--max-unavailable", True, "nodes drained at once (default 1: one after another)"),
     ("--add-nodes", True, "N new nodes ready before the drain (with --like)"),
     ("--like", True, "the node the added nodes copy"),
     ("--format", True, "text (default), json or markdown"),
